@@ -1,0 +1,86 @@
+"""What a check produces: diagnostics with 1-based positions, ready for every output format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+DOCS_URL = "https://nanlint.dev/rules/{code}"
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A 1-based row and column, as ruff prints them."""
+
+    row: int
+    column: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"row": self.row, "column": self.column}
+
+
+@dataclass(frozen=True)
+class Related:
+    """A secondary place that explains a finding (the definition of a leaking local, the select call)."""
+
+    message: str
+    location: Location
+    end_location: Location
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "message": self.message,
+            "location": self.location.to_json(),
+            "end_location": self.end_location.to_json(),
+        }
+
+
+@dataclass
+class Diagnostic:
+    """One finding in one file.
+
+    `site` carries the analysed syntax (select call, branch, singular op, catalog entry) that the
+    fixer and the verification harness work from; it is never serialised.
+    """
+
+    code: str
+    name: str
+    message: str
+    filename: str
+    location: Location
+    end_location: Location
+    fix_title: Optional[str] = None
+    noqa_row: Optional[int] = None
+    framework: Optional[str] = None
+    op: Optional[str] = None
+    branch: Optional[str] = None
+    related: list[Related] = field(default_factory=list)
+    site: Any = field(default=None, repr=False, compare=False)
+    fix: Any = None
+
+    @property
+    def url(self) -> Optional[str]:
+        from nanlint.rules import is_meta_code
+
+        return None if is_meta_code(self.code) else DOCS_URL.format(code=self.code)
+
+    def sort_key(self) -> tuple:
+        return (self.filename, self.location.row, self.location.column, self.code)
+
+    def to_json(self) -> dict[str, Any]:
+        """ruff's field names, then nanlint's own."""
+        return {
+            "code": self.code,
+            "name": self.name,
+            "message": self.message,
+            "filename": self.filename,
+            "location": self.location.to_json(),
+            "end_location": self.end_location.to_json(),
+            "fix": self.fix.to_json() if self.fix is not None else None,
+            "noqa_row": self.noqa_row,
+            "url": self.url,
+            "framework": self.framework,
+            "op": self.op,
+            "branch": self.branch,
+            "related": [r.to_json() for r in self.related],
+        }

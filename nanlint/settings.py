@@ -1,0 +1,68 @@
+"""Resolved settings for one run: defaults, then pyproject's [tool.nanlint], then the command line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+# ruff's built-in exclude list: directories that are never user source.
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".nanlint_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+
+# Frameworks whose where/select is differentiable. Plain numpy is opt-in: it cannot be differentiated.
+DEFAULT_FRAMEWORKS: tuple[str, ...] = ("jax", "tensorflow", "torch", "autograd", "keras")
+KNOWN_FRAMEWORKS: tuple[str, ...] = DEFAULT_FRAMEWORKS + ("numpy",)
+
+
+@dataclass
+class Settings:
+    # Rule selection; `select=None` means "the rules that are on by default".
+    select: Optional[list[str]] = None
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    # glob -> selectors, as ruff's per-file-ignores.
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    # File discovery.
+    exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDES))
+    extend_exclude: list[str] = field(default_factory=list)
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+    # Analysis.
+    frameworks: list[str] = field(default_factory=lambda: list(DEFAULT_FRAMEWORKS))
+    # A bare `# noqa` silences nanlint only when this is on.
+    blanket_noqa: bool = False
+    # User additions to the catalog.
+    extend_select_functions: list[str] = field(default_factory=list)  # where-like: (cond, x, y)
+    extend_singular_ops: dict[str, str] = field(default_factory=dict)  # qualified name -> catalog op key
+    extend_safe_functions: list[str] = field(default_factory=list)  # gradient-safe: never leaks, guards its result
+    # Where the settings came from; paths in exclude/per-file-ignores are relative to `project_root`.
+    project_root: Path = field(default_factory=Path.cwd)
+    config_path: Optional[Path] = None
