@@ -1,0 +1,712 @@
+"""The catalog: every fact nanlint knows about ops and selects, as data.
+
+Detection, fixing and verification all read this one table. Facts come from probing each op under
+JAX 0.10.2, TensorFlow 2.21 and torch 2.13 on CPU (see docs/frameworks.md):
+
+- a `SingularOp` is an op whose *derivative* is infinite or NaN somewhere (its leak domain); inside an
+  unselected where branch that becomes 0 * inf = NaN in the gradient;
+- a `SelectFunction` is a where/select/clamp: it evaluates every branch and selects values after;
+- `GRADIENT_SAFE` functions never leak and guard whatever they compute.
+
+Names are written with short module prefixes (`jnp.sqrt`) that `_expand` turns into qualified names.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+from nanlint.intervals import INF, Interval, IntervalSet
+
+# Short prefixes used in the tables below -> the qualified module they stand for.
+_PREFIXES = {
+    "jnp": "jax.numpy",
+    "lax": "jax.lax",
+    "jss": "jax.scipy.special",
+    "jnn": "jax.nn",
+    "tf": "tensorflow",
+    "tnp": "tensorflow.experimental.numpy",
+    "torch": "torch",
+    "anp": "autograd.numpy",
+    "asp": "autograd.scipy.special",
+    "ops": "keras.ops",
+    "np": "numpy",
+    "optax": "optax",
+}
+
+# Internal or versioned module paths that name the same public function. Tried after an exact lookup,
+# so entries that differ (tf.compat.v1.where needs equal shapes) can still be listed under their own name.
+CANONICAL_PREFIXES = (
+    ("tensorflow.compat.v1.", "tensorflow."),
+    ("tensorflow.compat.v2.", "tensorflow."),
+    ("tensorflow.python.ops.math_ops.", "tensorflow.math."),
+    ("tensorflow.python.ops.array_ops.", "tensorflow."),
+    ("tensorflow.python.ops.clip_ops.", "tensorflow."),
+    ("tensorflow.python.ops.numpy_ops.", "tensorflow.experimental.numpy."),
+    ("tf_keras.src.backend.", "tensorflow."),
+    ("jax._src.numpy.lax_numpy.", "jax.numpy."),
+    ("jax._src.numpy.ufuncs.", "jax.numpy."),
+    ("jax._src.numpy.linalg.", "jax.numpy.linalg."),
+    ("jax._src.numpy.", "jax.numpy."),
+    ("jax._src.lax.lax.", "jax.lax."),
+    ("jax._src.lax.special.", "jax.lax."),
+    ("jax._src.lax.", "jax.lax."),
+    ("jax._src.scipy.special.", "jax.scipy.special."),
+    ("jax._src.nn.functions.", "jax.nn."),
+    ("keras.src.ops.numpy.", "keras.ops."),
+    ("keras.src.ops.math.", "keras.ops."),
+    ("keras.src.ops.nn.", "keras.ops."),
+    ("keras.src.ops.", "keras.ops."),
+    ("keras.ops.numpy.", "keras.ops."),
+    ("torch.special.", "torch."),
+    ("torch.linalg.", "torch."),
+)
+
+FRAMEWORK_OF_MODULE = {
+    "jax": "jax",
+    "tensorflow": "tensorflow",
+    "torch": "torch",
+    "autograd": "autograd",
+    "keras": "keras",
+    "numpy": "numpy",
+    "optax": "jax",
+    "tf_keras": "tensorflow",
+}
+
+
+def framework_of(qualified_name: str) -> Optional[str]:
+    return FRAMEWORK_OF_MODULE.get(qualified_name.split(".", 1)[0])
+
+
+def canonical_names(qualified_name: str) -> list[str]:
+    """The name itself, then the public spellings it is an alias of."""
+    names = [qualified_name]
+    for old, new in CANONICAL_PREFIXES:
+        if qualified_name.startswith(old):
+            names.append(new + qualified_name[len(old):])
+    return names
+
+
+@dataclass(frozen=True)
+class Arg:
+    """Where an argument sits in a call: its position and the keywords frameworks spell it with.
+
+    position -1 is the receiver of a tensor method (`x` in `x.sqrt()`).
+    """
+
+    position: int
+    keywords: tuple[str, ...] = ()
+
+
+RECEIVER = Arg(-1)
+FIRST = Arg(0, ("x", "input", "a", "t", "x1", "self"))
+SECOND = Arg(1, ("y", "other", "x2", "b", "divisor"))
+
+
+@dataclass(frozen=True)
+class SingularOp:
+    key: str
+    title: str
+    # Why the derivative blows up, in one phrase used in messages.
+    why: str
+    kind: str  # "pole" (infinite/NaN derivative at finite inputs) or "overflow" (inf for large inputs)
+    leak_domain: IntervalSet  # values of the masked argument where the derivative is not finite
+    domain_text: str  # the same, for people: "x <= 0"
+    safe_value: float  # inside the op's domain, with a finite derivative
+    probes: tuple[float, ...]  # points a verification run must try: the poles, the edges, regular values
+    names: dict[str, tuple[str, ...]]  # framework -> qualified names where the op leaks
+    methods: dict[str, tuple[str, ...]] = field(default_factory=dict)  # framework -> tensor method names
+    arg: Arg = FIRST  # the argument the fix masks
+    method_arg: Arg = RECEIVER  # the same argument in the method form
+    operator: Optional[str] = None  # the Python operator spelling: "/", "%", "**"
+    exponent: Optional[Arg] = None  # power: the exponent decides the leak domain
+    method_exponent: Optional[Arg] = None
+    safe_in: tuple[str, ...] = ()  # frameworks where this op is gradient-safe (facts for the docs)
+    guard_keywords: tuple[str, ...] = ()  # a keyword that clamps internally (torch.logit(x, eps=...))
+    elementwise: bool = True
+    # Which bound of a clamp (maximum = "low", minimum = "high") can be chosen near the leak domain,
+    # leaving the op unselected there: sqrt tends to 0 (a lower bound catches it), exp to +inf.
+    clamp_side: str = "both"
+    # TensorFlow eager/graph mode short-circuits zero cotangents for these: only XLA shows the leak.
+    tf_eager_hides: bool = False
+
+
+def _expand(spec: str) -> tuple[str, ...]:
+    out = []
+    for short in spec.split():
+        prefix, _, rest = short.partition(".")
+        out.append(f"{_PREFIXES[prefix]}.{rest}")
+    return tuple(out)
+
+
+def _names(**frameworks: str) -> dict[str, tuple[str, ...]]:
+    return {fw: _expand(spec) for fw, spec in frameworks.items()}
+
+
+def _methods(**frameworks: str) -> dict[str, tuple[str, ...]]:
+    return {fw: tuple(spec.split()) for fw, spec in frameworks.items()}
+
+
+_AT_ZERO = IntervalSet.point(0.0)
+_NONPOSITIVE = IntervalSet.below(0.0, closed=True)
+_ABS_GE_ONE = IntervalSet.of(Interval(-INF, -1.0, False, True), Interval(1.0, INF, True, False))
+_ZERO_ONE = IntervalSet.points(0.0, 1.0)
+# float32: exp(x) overflows above log(FLT_MAX) = 88.72.
+EXP_OVERFLOW_F32 = 88.72
+
+OPS: tuple[SingularOp, ...] = (
+    SingularOp(
+        key="sqrt",
+        title="square root",
+        why="d/dx sqrt(x) = 1/(2*sqrt(x)) is infinite at 0 and NaN below",
+        kind="pole",
+        leak_domain=_NONPOSITIVE,
+        domain_text="x <= 0",
+        safe_value=1.0,
+        probes=(0.0, -1.0, 1e-45, 4.0),
+        names=_names(
+            jax="jnp.sqrt lax.sqrt",
+            tensorflow="tf.sqrt tf.math.sqrt tnp.sqrt",
+            torch="torch.sqrt",
+            autograd="anp.sqrt",
+            keras="ops.sqrt",
+            numpy="np.sqrt",
+        ),
+        methods=_methods(torch="sqrt sqrt_"),
+        tf_eager_hides=True,
+        clamp_side="low",
+    ),
+    SingularOp(
+        key="rsqrt",
+        title="reciprocal square root",
+        why="d/dx x**-0.5 = -0.5*x**-1.5 is infinite at 0 and NaN below",
+        kind="pole",
+        leak_domain=_NONPOSITIVE,
+        domain_text="x <= 0",
+        safe_value=1.0,
+        probes=(0.0, -1.0, 4.0),
+        names=_names(jax="lax.rsqrt", tensorflow="tf.math.rsqrt tf.rsqrt", torch="torch.rsqrt", keras="ops.rsqrt"),
+        methods=_methods(torch="rsqrt rsqrt_"),
+        tf_eager_hides=True,
+        clamp_side="high",
+    ),
+    SingularOp(
+        key="cbrt",
+        title="cube root",
+        why="d/dx cbrt(x) = 1/(3*cbrt(x)**2) is infinite at 0",
+        kind="pole",
+        leak_domain=_AT_ZERO,
+        domain_text="x = 0",
+        safe_value=1.0,
+        probes=(0.0, -8.0, 8.0),
+        names=_names(jax="jnp.cbrt lax.cbrt", tensorflow="tnp.cbrt", autograd="anp.cbrt", keras="ops.cbrt", numpy="np.cbrt"),
+    ),
+    SingularOp(
+        key="log",
+        title="logarithm",
+        why="d/dx log(x) = 1/x is infinite at 0",
+        kind="pole",
+        leak_domain=_AT_ZERO,
+        domain_text="x = 0",
+        safe_value=1.0,
+        probes=(0.0, 1e-40, -1.0, 2.0),
+        names=_names(
+            jax="jnp.log jnp.log2 jnp.log10 lax.log",
+            tensorflow="tf.math.log tf.log tnp.log tnp.log2 tnp.log10",
+            torch="torch.log torch.log2 torch.log10",
+            autograd="anp.log anp.log2 anp.log10",
+            keras="ops.log ops.log2 ops.log10",
+            numpy="np.log np.log2 np.log10",
+        ),
+        methods=_methods(torch="log log2 log10 log_ log2_ log10_"),
+        clamp_side="low",
+    ),
+    SingularOp(
+        key="log1p",
+        title="log(1 + x)",
+        why="d/dx log1p(x) = 1/(1 + x) is infinite at -1",
+        kind="pole",
+        leak_domain=IntervalSet.point(-1.0),
+        domain_text="x = -1",
+        safe_value=0.0,
+        probes=(-1.0, -2.0, 0.0, 1.0),
+        names=_names(
+            jax="jnp.log1p lax.log1p",
+            tensorflow="tf.math.log1p tnp.log1p",
+            torch="torch.log1p torch.special.log1p",
+            autograd="anp.log1p",
+            keras="ops.log1p",
+            numpy="np.log1p",
+        ),
+        methods=_methods(torch="log1p log1p_"),
+        clamp_side="low",
+    ),
+    SingularOp(
+        key="divide",
+        title="division",
+        why="d/dy x/y = -x/y**2 and d/dx x/y = 1/y are infinite at y = 0",
+        kind="pole",
+        leak_domain=_AT_ZERO,
+        domain_text="denominator = 0",
+        safe_value=1.0,
+        probes=(0.0, 1e-25, -2.0, 2.0),
+        names=_names(
+            jax="jnp.divide jnp.true_divide lax.div",
+            tensorflow="tf.math.divide tf.divide tf.math.truediv tf.truediv tf.math.realdiv tf.realdiv tnp.divide tnp.true_divide",
+            torch="torch.div torch.divide torch.true_divide",
+            autograd="anp.divide anp.true_divide",
+            keras="ops.divide ops.true_divide",
+            numpy="np.divide np.true_divide",
+        ),
+        methods=_methods(torch="div divide true_divide div_ divide_ true_divide_"),
+        arg=SECOND,
+        method_arg=Arg(0, ("other",)),
+        operator="/",
+        safe_in=("tensorflow: tf.math.divide_no_nan",),
+    ),
+    SingularOp(
+        key="reciprocal",
+        title="reciprocal",
+        why="d/dx 1/x = -1/x**2 is infinite at 0",
+        kind="pole",
+        leak_domain=_AT_ZERO,
+        domain_text="x = 0",
+        safe_value=1.0,
+        probes=(0.0, 1e-25, -2.0, 2.0),
+        names=_names(
+            jax="jnp.reciprocal",
+            tensorflow="tf.math.reciprocal tf.reciprocal tnp.reciprocal",
+            torch="torch.reciprocal",
+            autograd="anp.reciprocal",
+            keras="ops.reciprocal",
+            numpy="np.reciprocal",
+        ),
+        methods=_methods(torch="reciprocal reciprocal_"),
+        safe_in=("tensorflow: tf.math.reciprocal_no_nan",),
+        tf_eager_hides=True,
+    ),
+    SingularOp(
+        key="remainder",
+        title="remainder",
+        why="d/dy (x mod y) = -floor(x/y) is not finite at y = 0",
+        kind="pole",
+        leak_domain=_AT_ZERO,
+        domain_text="divisor = 0",
+        safe_value=1.0,
+        probes=(0.0, 3.0),
+        names=_names(
+            jax="jnp.remainder jnp.fmod jnp.mod lax.rem",
+            tensorflow="tf.math.floormod tf.floormod tf.math.mod tf.mod tf.math.truncatemod tnp.remainder tnp.mod tnp.fmod",
+            torch="torch.remainder torch.fmod",
+            autograd="anp.remainder anp.fmod anp.mod",
+            keras="ops.mod",
+        ),
+        methods=_methods(torch="remainder fmod remainder_ fmod_"),
+        arg=SECOND,
+        method_arg=Arg(0, ("other",)),
+        operator="%",
+    ),
+    SingularOp(
+        key="arctan2",
+        title="arctan2",
+        why="the derivative of arctan2(y, x) is y/(x**2 + y**2), NaN at (0, 0)",
+        kind="pole",
+        leak_domain=_AT_ZERO,
+        domain_text="x = y = 0",
+        safe_value=1.0,
+        probes=(0.0, 1.0, -1.0),
+        names=_names(
+            jax="jnp.arctan2 jnp.atan2 lax.atan2",
+            tensorflow="tf.math.atan2 tf.atan2 tnp.arctan2",
+            autograd="anp.arctan2",
+            keras="ops.arctan2",
+            numpy="np.arctan2",
+        ),
+        arg=Arg(1, ("x", "x2", "other")),
+        safe_in=("torch",),
+    ),
+    SingularOp(
+        key="power",
+        title="fractional or negative power",
+        why="d/dx x**p = p*x**(p - 1) is infinite at 0 for p < 1 and NaN below 0 for non-integer p",
+        kind="pole",
+        leak_domain=_NONPOSITIVE,  # the widest case; power_leak_domain() narrows it by exponent
+        domain_text="base <= 0",
+        safe_value=1.0,
+        probes=(0.0, -1.0, 4.0),
+        names=_names(
+            jax="jnp.power jnp.pow jnp.float_power lax.pow lax.integer_pow",
+            tensorflow="tf.pow tf.math.pow tnp.power tnp.float_power",
+            torch="torch.pow torch.float_power",
+            autograd="anp.power",
+            keras="ops.power",
+            numpy="np.power np.float_power",
+        ),
+        methods=_methods(torch="pow float_power pow_"),
+        operator="**",
+        exponent=Arg(1, ("y", "x2", "exponent")),
+        method_exponent=Arg(0, ("exponent",)),
+    ),
+    SingularOp(
+        key="arcsin",
+        title="arcsin/arccos",
+        why="d/dx arcsin(x) = 1/sqrt(1 - x**2) is infinite at |x| = 1 and NaN beyond",
+        kind="pole",
+        leak_domain=_ABS_GE_ONE,
+        domain_text="|x| >= 1",
+        safe_value=0.0,
+        probes=(1.0, -1.0, 2.0, 0.5),
+        names=_names(
+            jax="jnp.arcsin jnp.asin lax.asin jnp.arccos jnp.acos lax.acos",
+            tensorflow="tf.math.asin tf.asin tf.math.acos tf.acos tnp.arcsin tnp.arccos",
+            torch="torch.asin torch.arcsin torch.acos torch.arccos",
+            autograd="anp.arcsin anp.arccos",
+            keras="ops.arcsin ops.arccos",
+            numpy="np.arcsin np.arccos",
+        ),
+        methods=_methods(torch="asin arcsin acos arccos asin_ acos_"),
+    ),
+    SingularOp(
+        key="arctanh",
+        title="arctanh",
+        why="d/dx arctanh(x) = 1/(1 - x**2) is infinite at |x| = 1",
+        kind="pole",
+        leak_domain=IntervalSet.points(-1.0, 1.0),
+        domain_text="|x| = 1",
+        safe_value=0.0,
+        probes=(1.0, -1.0, 0.5),
+        names=_names(
+            jax="jnp.arctanh jnp.atanh lax.atanh",
+            tensorflow="tf.math.atanh tf.atanh tnp.arctanh",
+            torch="torch.atanh torch.arctanh",
+            autograd="anp.arctanh",
+            keras="ops.arctanh",
+            numpy="np.arctanh",
+        ),
+        methods=_methods(torch="atanh arctanh atanh_"),
+    ),
+    SingularOp(
+        key="arccosh",
+        title="arccosh",
+        why="d/dx arccosh(x) = 1/sqrt(x**2 - 1) is infinite at 1 and NaN below",
+        kind="pole",
+        leak_domain=IntervalSet.below(1.0, closed=True),
+        domain_text="x <= 1",
+        safe_value=2.0,
+        probes=(1.0, 0.5, 2.0),
+        names=_names(
+            jax="jnp.arccosh jnp.acosh lax.acosh",
+            tensorflow="tf.math.acosh tf.acosh tnp.arccosh",
+            torch="torch.acosh torch.arccosh",
+            autograd="anp.arccosh",
+            keras="ops.arccosh",
+            numpy="np.arccosh",
+        ),
+        methods=_methods(torch="acosh arccosh acosh_"),
+        clamp_side="low",
+    ),
+    SingularOp(
+        key="exp",
+        title="exponential",
+        why="exp(x) overflows to inf above ~88.7 in float32, and so does its derivative",
+        kind="overflow",
+        leak_domain=IntervalSet.above(EXP_OVERFLOW_F32, closed=False),
+        domain_text="x > 88.7 (float32), x > 709.8 (float64), x > 11.1 (float16)",
+        safe_value=0.0,
+        probes=(200.0, 89.0, 0.0, -1.0),
+        names=_names(
+            jax="jnp.exp jnp.exp2 jnp.expm1 jnp.cosh jnp.sinh lax.exp lax.exp2 lax.expm1 lax.cosh lax.sinh",
+            tensorflow="tf.exp tf.math.exp tf.math.expm1 tf.expm1 tf.math.cosh tf.cosh tf.math.sinh tf.sinh tnp.exp tnp.exp2 tnp.expm1 tnp.cosh tnp.sinh",
+            torch="torch.exp torch.exp2 torch.expm1 torch.cosh torch.sinh torch.special.exp2 torch.special.expm1",
+            autograd="anp.exp anp.exp2 anp.expm1 anp.cosh anp.sinh",
+            keras="ops.exp ops.expm1 ops.exp2 ops.cosh ops.sinh",
+            numpy="np.exp np.exp2 np.expm1 np.cosh np.sinh",
+        ),
+        methods=_methods(torch="exp exp2 expm1 cosh sinh exp_ expm1_"),
+        clamp_side="high",
+    ),
+    SingularOp(
+        key="lgamma",
+        title="log-gamma/digamma",
+        why="lgamma and digamma have poles at 0, -1, -2, ...",
+        kind="pole",
+        leak_domain=_NONPOSITIVE,  # a superset of the non-positive integers, for guard reasoning
+        domain_text="x = 0, -1, -2, ...",
+        safe_value=1.0,
+        probes=(0.0, -1.0, 0.5, 3.0),
+        names=_names(
+            jax="jss.gammaln jss.gamma jss.digamma lax.lgamma lax.digamma",
+            tensorflow="tf.math.lgamma tf.lgamma tf.math.digamma tf.digamma",
+            torch="torch.lgamma torch.digamma torch.special.gammaln torch.special.digamma torch.special.psi",
+            autograd="asp.gammaln asp.gamma asp.digamma",
+        ),
+        methods=_methods(torch="lgamma digamma lgamma_ digamma_"),
+    ),
+    SingularOp(
+        key="polygamma",
+        title="polygamma",
+        why="polygamma(n, x) has poles at x = 0, -1, -2, ...",
+        kind="pole",
+        leak_domain=_NONPOSITIVE,
+        domain_text="x = 0, -1, -2, ...",
+        safe_value=1.0,
+        probes=(0.0, -1.0, 2.0),
+        names=_names(jax="jss.polygamma", tensorflow="tf.math.polygamma", torch="torch.polygamma torch.special.polygamma", autograd="asp.polygamma"),
+        arg=Arg(1, ("x", "input")),
+    ),
+    SingularOp(
+        key="xlogy",
+        title="xlogy",
+        why="d/dy xlogy(x, y) = x/y is 0/0 at y = 0",
+        kind="pole",
+        leak_domain=_AT_ZERO,
+        domain_text="y = 0",
+        safe_value=1.0,
+        probes=(0.0, 2.0),
+        names=_names(jax="jss.xlogy", torch="torch.xlogy torch.special.xlogy", autograd="asp.xlogy"),
+        methods=_methods(torch="xlogy xlogy_"),
+        arg=SECOND,
+        method_arg=Arg(0, ("other",)),
+        safe_in=("tensorflow",),
+    ),
+    SingularOp(
+        key="xlog1py",
+        title="xlog1py",
+        why="d/dy xlog1py(x, y) = x/(1 + y) is not finite at y = -1",
+        kind="pole",
+        leak_domain=IntervalSet.point(-1.0),
+        domain_text="y = -1",
+        safe_value=0.0,
+        probes=(-1.0, 1.0),
+        names=_names(jax="jss.xlog1py", torch="torch.special.xlog1py"),
+        arg=SECOND,
+        safe_in=("tensorflow",),
+    ),
+    SingularOp(
+        key="entr",
+        title="entropy term -x*log(x)",
+        why="d/dx -x*log(x) = -log(x) - 1 is infinite at 0",
+        kind="pole",
+        leak_domain=_AT_ZERO,
+        domain_text="x = 0",
+        safe_value=1.0,
+        probes=(0.0, 0.5),
+        names=_names(jax="jss.entr", torch="torch.special.entr"),
+    ),
+    SingularOp(
+        key="logit",
+        title="logit",
+        why="d/dx logit(x) = 1/(x*(1 - x)) is infinite at 0 and 1",
+        kind="pole",
+        leak_domain=_ZERO_ONE,
+        domain_text="x = 0 or x = 1",
+        safe_value=0.5,
+        probes=(0.0, 1.0, 0.25),
+        names=_names(jax="jss.logit", torch="torch.logit torch.special.logit", autograd="asp.logit"),
+        methods=_methods(torch="logit logit_"),
+        guard_keywords=("eps",),
+    ),
+    SingularOp(
+        key="erfinv",
+        title="inverse error function",
+        why="d/dx erfinv(x) is infinite at |x| = 1",
+        kind="pole",
+        leak_domain=_ABS_GE_ONE,
+        domain_text="|x| >= 1",
+        safe_value=0.0,
+        probes=(1.0, -1.0, 0.5),
+        names=_names(jax="jss.erfinv lax.erf_inv", tensorflow="tf.math.erfinv", torch="torch.erfinv torch.special.erfinv", keras="ops.erfinv"),
+        methods=_methods(torch="erfinv erfinv_"),
+    ),
+    SingularOp(
+        key="ndtri",
+        title="inverse normal CDF",
+        why="d/dx ndtri(x) is infinite at 0 and 1",
+        kind="pole",
+        leak_domain=_ZERO_ONE,
+        domain_text="x = 0 or x = 1",
+        safe_value=0.5,
+        probes=(0.0, 1.0, 0.25),
+        names=_names(tensorflow="tf.math.ndtri", torch="torch.special.ndtri"),
+        safe_in=("jax",),
+    ),
+    SingularOp(
+        key="norm",
+        title="vector norm",
+        why="the gradient of ||v|| is v/||v||, NaN at the zero vector",
+        kind="pole",
+        leak_domain=_AT_ZERO,
+        domain_text="v = 0 (the whole vector)",
+        safe_value=1.0,
+        probes=(0.0, 3.0),
+        names=_names(jax="jnp.linalg.norm", tensorflow="tf.norm tf.linalg.norm", autograd="anp.linalg.norm", keras="ops.norm"),
+        safe_in=("torch",),
+        elementwise=False,
+        clamp_side="low",
+    ),
+)
+
+OP_KEYS = frozenset(op.key for op in OPS)
+OPS_BY_KEY = {op.key: op for op in OPS}
+
+
+def power_leak_domain(exponent: float) -> Optional[IntervalSet]:
+    """Where d/dx x**p is not finite, or None when it is finite everywhere (x**2, x**3, x**2.0)."""
+    if float(exponent).is_integer():
+        return IntervalSet.point(0.0) if exponent < 0 else None
+    if exponent > 1:
+        return IntervalSet.below(0.0, closed=False)  # x**1.5: NaN below 0, 0 at 0
+    return IntervalSet.below(0.0, closed=True)  # x**0.5, x**-0.5: infinite at 0, NaN below
+
+
+@dataclass(frozen=True)
+class SelectFunction:
+    """A function that evaluates several branches and picks values from them elementwise.
+
+    kind:
+    - "where": cond, true branch, false branch (`jnp.where`, `lax.select`, `torch.where`, `x.where(c, y)`);
+    - "select_n": `lax.select_n(which, *cases)`; every case is unselected somewhere;
+    - "select_list": `jnp.select(condlist, choicelist, default)`;
+    - "clamp": `maximum`/`minimum`/`clip`/`clamp`: a where in disguise, with the bound as the other branch.
+    """
+
+    kind: str
+    names: dict[str, tuple[str, ...]]
+    methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    cond: Optional[Arg] = None
+    branches: tuple[Arg, ...] = ()
+    method_branches: tuple[Arg, ...] = ()
+    method_cond: Optional[Arg] = None
+    # tf.compat.v1.where does not broadcast: a fix must build its safe value with ones_like.
+    equal_shapes: bool = False
+    # lax.select does not broadcast either.
+    no_broadcast: bool = False
+
+
+_COND = Arg(0, ("condition", "cond", "pred", "c"))
+_TRUE = Arg(1, ("x", "input", "on_true", "self"))
+_FALSE = Arg(2, ("y", "other", "on_false"))
+
+SELECTS: tuple[SelectFunction, ...] = (
+    SelectFunction(
+        kind="where",
+        names=_names(
+            jax="jnp.where",
+            tensorflow="tf.where tf.where_v2 tnp.where",
+            torch="torch.where",
+            autograd="anp.where",
+            keras="ops.where",
+            numpy="np.where",
+        ),
+        methods=_methods(torch="where"),
+        cond=_COND,
+        branches=(_TRUE, _FALSE),
+        method_cond=Arg(0, ("condition",)),
+        method_branches=(RECEIVER, Arg(1, ("other", "y"))),
+    ),
+    SelectFunction(kind="where", names={"tensorflow": ("tensorflow.compat.v1.where",)}, cond=_COND, branches=(_TRUE, _FALSE), equal_shapes=True),
+    SelectFunction(kind="where", names=_names(jax="lax.select"), cond=_COND, branches=(_TRUE, _FALSE), no_broadcast=True),
+    SelectFunction(kind="select_n", names=_names(jax="lax.select_n"), cond=Arg(0, ("which",))),
+    SelectFunction(
+        kind="select_list",
+        names=_names(jax="jnp.select", tensorflow="tnp.select", autograd="anp.select", keras="ops.select", numpy="np.select"),
+        cond=Arg(0, ("condlist",)),
+        branches=(Arg(1, ("choicelist",)), Arg(2, ("default",))),
+    ),
+    SelectFunction(
+        kind="clamp",
+        names=_names(
+            jax="jnp.maximum jnp.minimum jnp.fmax jnp.fmin lax.max lax.min",
+            tensorflow="tf.maximum tf.minimum tf.math.maximum tf.math.minimum tnp.maximum tnp.minimum tnp.fmax tnp.fmin",
+            torch="torch.maximum torch.minimum torch.fmax torch.fmin",
+            autograd="anp.maximum anp.minimum anp.fmax anp.fmin",
+            keras="ops.maximum ops.minimum",
+            numpy="np.maximum np.minimum np.fmax np.fmin",
+        ),
+        methods=_methods(torch="maximum minimum fmax fmin"),
+        branches=(Arg(0, ("x1", "x", "input", "a")), Arg(1, ("x2", "y", "other", "b"))),
+        method_branches=(RECEIVER, Arg(0, ("other",))),
+    ),
+    SelectFunction(
+        kind="clamp",
+        names=_names(
+            jax="jnp.clip",
+            tensorflow="tf.clip_by_value tnp.clip",
+            torch="torch.clamp torch.clip torch.clamp_min torch.clamp_max",
+            autograd="anp.clip",
+            keras="ops.clip",
+            numpy="np.clip",
+        ),
+        methods=_methods(torch="clamp clip clamp_min clamp_max clamp_ clip_"),
+        branches=(Arg(0, ("x", "a", "arr", "t", "input")),),
+        method_branches=(RECEIVER,),
+    ),
+    SelectFunction(kind="clamp", names=_names(jax="lax.clamp"), branches=(Arg(1, ("x", "operand")),)),
+)
+
+# Functions that never leak and whose result is safe to feed a singular op: barriers, clamps that
+# are gradient-safe by construction, and the frameworks' own safe variants.
+GRADIENT_SAFE: tuple[str, ...] = _expand(
+    "lax.stop_gradient tf.stop_gradient "
+    "tf.math.divide_no_nan tf.math.reciprocal_no_nan tf.math.xlogy tf.math.xlog1py tf.math.xdivy tf.math.l2_normalize "
+    "optax.safe_norm optax.safe_root_mean_squares optax.safe_int32_increment "
+    "torch.linalg.norm torch.linalg.vector_norm torch.norm torch.dist torch.cdist "
+) + ("jax_md.util.safe_mask", "jax_md.space.distance", "torch.nn.functional.normalize")
+GRADIENT_SAFE_METHODS: dict[str, tuple[str, ...]] = {"torch": ("detach", "clamp", "clamp_min", "clip", "norm")}
+
+# Functions whose output is bounded below, for the value-range test of a singular op's argument:
+# name -> (lower bound, whether the bound is attained). exp(x) > 0, abs(x) >= 0, cosh(x) >= 1.
+def _bounded_below(*groups: tuple[str, float, bool]) -> dict[str, tuple[float, bool]]:
+    return {name: (lo, closed) for spec, lo, closed in groups for name in _expand(spec)}
+
+
+BOUNDED_BELOW_FUNCTIONS = _bounded_below(
+    (
+        "jnp.abs jnp.absolute jnp.square lax.abs lax.square tf.abs tf.math.abs tf.square tf.math.square "
+        "tnp.abs tnp.square torch.abs torch.square anp.abs anp.square ops.abs ops.square "
+        "jnp.sum tf.reduce_sum tf.math.reduce_sum torch.sum anp.sum ops.sum "
+        "jnn.relu jnn.softplus tf.nn.relu tf.nn.softplus tf.math.softplus torch.relu ops.relu ops.softplus",
+        0.0,
+        True,
+    ),
+    (
+        "jnp.exp lax.exp tf.exp tf.math.exp torch.exp anp.exp ops.exp "
+        "jnn.sigmoid tf.sigmoid tf.math.sigmoid torch.sigmoid ops.sigmoid",
+        0.0,
+        False,
+    ),
+    ("jnp.cosh lax.cosh tf.math.cosh tf.cosh torch.cosh anp.cosh ops.cosh", 1.0, True),
+)
+BOUNDED_BELOW_METHODS: dict[str, tuple[float, bool]] = {
+    "abs": (0.0, True),
+    "square": (0.0, True),
+    "sum": (0.0, True),
+    "exp": (0.0, False),
+    "sigmoid": (0.0, False),
+    "cosh": (1.0, True),
+}
+
+
+def _index() -> tuple[dict[str, tuple[SingularOp, str]], dict[str, tuple[SelectFunction, str]]]:
+    ops: dict[str, tuple[SingularOp, str]] = {}
+    for op in OPS:
+        for fw, names in op.names.items():
+            for name in names:
+                ops[name] = (op, fw)
+    selects: dict[str, tuple[SelectFunction, str]] = {}
+    for sel in SELECTS:
+        for fw, names in sel.names.items():
+            for name in names:
+                selects.setdefault(name, (sel, fw))
+    return ops, selects
+
+
+OP_INDEX, SELECT_INDEX = _index()
+SELECT_LEAF_NAMES = frozenset(name.rsplit(".", 1)[1] for name in SELECT_INDEX) | frozenset(
+    m for sel in SELECTS for names in sel.methods.values() for m in names
+)
+
+
+def is_finite_number(value: float) -> bool:
+    return not (math.isinf(value) or math.isnan(value))
