@@ -6,6 +6,7 @@ from nanlint.rules.base import Invalid, Rule, Valid
 from nanlint.rules.nan001_where_branch_singular_op import WhereBranchSingularOp
 from nanlint.rules.nan002_where_branch_singular_local import WhereBranchSingularLocal
 from nanlint.rules.nan003_where_guard_admits_pole import WhereGuardAdmitsPole
+from nanlint.rules.nan004_where_branch_overflow import WhereBranchOverflow
 from nanlint.rules.nan101_clamp_of_singular_op import ClampOfSingularOp
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
 
@@ -13,6 +14,7 @@ RULES: tuple[type[Rule], ...] = (
     WhereBranchSingularOp,
     WhereBranchSingularLocal,
     WhereGuardAdmitsPole,
+    WhereBranchOverflow,
     ClampOfSingularOp,
     InvalidSyntax,
 )

@@ -1,0 +1,83 @@
+"""The catalog as one run sees it: the built-in tables, the user's additions, the enabled frameworks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+from nanlint.catalog import (
+    GRADIENT_SAFE,
+    OP_INDEX,
+    OPS_BY_KEY,
+    SELECT_INDEX,
+    SELECTS,
+    SelectFunction,
+    SingularOp,
+    canonical_names,
+    framework_of,
+)
+from nanlint.settings import Settings
+
+# Barriers: no gradient flows through them at all, so nothing inside can leak.
+BARRIERS = frozenset({"jax.lax.stop_gradient", "tensorflow.stop_gradient"})
+BARRIER_METHODS = frozenset({"detach"})
+
+_WHERE = next(sel for sel in SELECTS if sel.kind == "where")
+
+
+class CatalogView:
+    def __init__(self, settings: Settings) -> None:
+        self.frameworks = frozenset(settings.frameworks)
+        self._ops = dict(OP_INDEX)
+        for name, key in settings.extend_singular_ops.items():
+            self._ops[name] = (OPS_BY_KEY[key], framework_of(name) or "user")
+        self._selects = dict(SELECT_INDEX)
+        for name in settings.extend_select_functions:
+            fw = framework_of(name) or "user"
+            self._selects[name] = (replace(_WHERE, names={fw: (name,)}, methods={}), fw)
+        self._safe = frozenset(GRADIENT_SAFE) | frozenset(settings.extend_safe_functions)
+        self.select_leaf_names = frozenset(n.rsplit(".", 1)[-1] for n in self._selects) | frozenset(
+            m for sel in SELECTS for fw, names in sel.methods.items() if fw in self.frameworks for m in names
+        )
+
+    def _enabled(self, framework: str) -> bool:
+        return framework in self.frameworks or framework == "user"
+
+    def op(self, qualified: Optional[str]) -> Optional[tuple[SingularOp, str]]:
+        for name in _candidates(qualified):
+            hit = self._ops.get(name)
+            if hit is not None:
+                return hit if self._enabled(hit[1]) else None
+        return None
+
+    def select(self, qualified: Optional[str]) -> Optional[tuple[SelectFunction, str]]:
+        for name in _candidates(qualified):
+            hit = self._selects.get(name)
+            if hit is not None:
+                return hit if self._enabled(hit[1]) else None
+        return None
+
+    def is_safe(self, qualified: Optional[str]) -> bool:
+        return any(name in self._safe for name in _candidates(qualified))
+
+    def is_barrier(self, qualified: Optional[str]) -> bool:
+        return any(name in BARRIERS for name in _candidates(qualified))
+
+    def method_op(self, method: str, frameworks: frozenset[str]) -> Optional[tuple[SingularOp, str]]:
+        """A tensor method (`x.sqrt()`), for the frameworks this file imports."""
+        for op in OPS_BY_KEY.values():
+            for fw, names in op.methods.items():
+                if method in names and fw in frameworks and self._enabled(fw):
+                    return op, fw
+        return None
+
+    def method_select(self, method: str, frameworks: frozenset[str]) -> Optional[tuple[SelectFunction, str]]:
+        for sel in SELECTS:
+            for fw, names in sel.methods.items():
+                if method in names and fw in frameworks and self._enabled(fw):
+                    return sel, fw
+        return None
+
+
+def _candidates(qualified: Optional[str]) -> list[str]:
+    return canonical_names(qualified) if qualified else []

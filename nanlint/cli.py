@@ -1,0 +1,281 @@
+"""The `nanlint` command: `nanlint check [PATHS]` (or just `nanlint PATHS`) and `nanlint rule CODE`.
+
+Exit codes, as ruff's: 0 nothing found, 1 findings, 2 a usage, configuration or internal error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from nanlint import __version__
+from nanlint.config import ConfigError, apply_overrides, find_config, load_settings
+from nanlint.discovery import discover
+from nanlint.linter import FileResult, Linter
+from nanlint.output import FORMATS, is_fixable, render, render_statistics
+from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
+from nanlint.settings import Settings
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+TEXT_FORMATS = ("full", "concise")
+
+
+class UsageProblem(Exception):
+    """Something the user asked for that cannot be done; exit 2 with one line."""
+
+
+def _split(values: tuple[str, ...]) -> Optional[list[str]]:
+    """`--select NAN001,NAN002 --select NAN1` -> ["NAN001", "NAN002", "NAN1"]; None when not given."""
+    if not values:
+        return None
+    return [item.strip() for value in values for item in value.split(",") if item.strip()]
+
+
+class DefaultToCheck(click.Group):
+    """`nanlint src/` means `nanlint check src/`, as flake8 and ruff's old CLI taught users."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = ["check", *args]
+        elif not args:
+            args = ["check"]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="nanlint", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Find where()/select branches that leak NaN gradients in JAX, TensorFlow and PyTorch code."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=str)
+@click.option("--select", multiple=True, help="Rules to enable: codes, prefixes (NAN0), names or ALL. Comma-separated.")
+@click.option("--ignore", multiple=True, help="Rules to disable, as --select.")
+@click.option("--extend-select", multiple=True, help="Rules to enable on top of the selected ones.")
+@click.option("--per-file-ignores", multiple=True, help="GLOB:CODES, e.g. 'tests/*:NAN001'.")
+@click.option("--exclude", multiple=True, help="Glob patterns to exclude, replacing the defaults.")
+@click.option("--extend-exclude", multiple=True, help="Glob patterns to exclude, on top of the defaults.")
+@click.option("--force-exclude/--no-force-exclude", default=None, help="Apply excludes to paths passed explicitly too (pre-commit).")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files ignored by .gitignore (default: on).")
+@click.option("--output-format", type=click.Choice(FORMATS), default=None, help="How to print findings (default: full).")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write findings to this file.")
+@click.option("--statistics", is_flag=True, help="Print a count per rule instead of the findings.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--config", "config_options", multiple=True, help="A config file, or a KEY=VALUE override of one setting.")
+@click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
+@click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit.")
+@click.option("--show-settings", is_flag=True, help="Print the resolved settings, and exit.")
+@click.option("--stdin-filename", help="The name to report for source read from stdin (`-`).")
+def check(paths: tuple[str, ...], **options) -> None:
+    """Check PATHS (default: the current directory) for NaN-leaking where/select branches."""
+    sys.exit(run_check(list(paths), options))
+
+
+@cli.command()
+@click.argument("code", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Explain every rule.")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text")
+def rule(code: Optional[str], show_all: bool, output_format: str) -> None:
+    """Explain a rule, by code (NAN001) or name (where-branch-singular-op)."""
+    if show_all:
+        chosen = list(RULES)
+    elif code is None:
+        raise click.UsageError("give a rule code, or --all")
+    else:
+        found = BY_CODE.get(code.upper()) or BY_NAME.get(code)
+        if found is None:
+            raise click.UsageError(f"unknown rule `{code}`")
+        chosen = [found]
+    if output_format == "json":
+        data = [_rule_json(r) for r in chosen]
+        click.echo(json.dumps(data if show_all else data[0], indent=2))
+        return
+    click.echo("\n\n".join(rule_text(r) for r in chosen))
+
+
+def rule_text(rule_cls) -> str:
+    return f"# {rule_cls.NAME} ({rule_cls.CODE})\n\n{rule_cls.SUMMARY}.\n\n{rule_cls.doc()}\n"
+
+
+def _rule_json(rule_cls) -> dict:
+    return {
+        "code": rule_cls.CODE,
+        "name": rule_cls.NAME,
+        "summary": rule_cls.SUMMARY,
+        "fix_title": rule_cls.FIX_TITLE,
+        "default_enabled": rule_cls.DEFAULT_ENABLED,
+        "explanation": rule_cls.doc(),
+    }
+
+
+# --- check ---------------------------------------------------------------------------------------
+def run_check(paths: list[str], options: dict) -> int:
+    try:
+        settings, warnings = resolve_settings(paths, options)
+        linter = Linter(settings)
+    except (ConfigError, UnknownSelector, UsageProblem) as error:
+        _error(str(error))
+        return EXIT_ERROR
+    for warning in warnings:
+        _warn(warning)
+    if options["show_settings"]:
+        click.echo(_settings_text(settings))
+        return EXIT_CLEAN
+
+    errors: list[str] = []
+    if paths == ["-"]:
+        name = options["stdin_filename"] or "-"
+        results = [linter.check_source(sys.stdin.read(), name, path=Path(name))]
+    else:
+        found = discover(
+            paths or ["."],
+            exclude=settings.exclude,
+            extend_exclude=settings.extend_exclude,
+            force_exclude=settings.force_exclude,
+            respect_gitignore=settings.respect_gitignore,
+            root=settings.project_root,
+        )
+        errors += found.errors
+        if options["show_files"]:
+            for path in found.files:
+                click.echo(str(path))
+            return _exit_for(errors, [], options)
+        if not found.files and not errors:
+            _warn("no Python files found under the given path(s)")
+        results = [linter.check_path(path) for path in found.files]
+
+    diagnostics = []
+    sources: dict[str, str] = {}
+    for result in results:
+        if result.error:
+            errors.append(result.error)
+        diagnostics += result.diagnostics
+        if result.source is not None and result.diagnostics:
+            sources[result.filename] = result.source
+    diagnostics.sort(key=lambda d: d.sort_key())
+    for line in errors:
+        _error_line(line)
+    _report(diagnostics, sources, options, settings)
+    return _exit_for(errors, diagnostics, options)
+
+
+def resolve_settings(paths: list[str], options: dict) -> tuple[Settings, list[str]]:
+    config_files = [c for c in options["config_options"] if "=" not in c]
+    overrides = [c for c in options["config_options"] if "=" in c]
+    if len(config_files) > 1:
+        raise UsageProblem("--config names more than one file")
+    if config_files:
+        config_path: Optional[Path] = Path(config_files[0])
+        if not config_path.is_file():
+            raise UsageProblem(f"--config: no such file: {config_files[0]}")
+    else:
+        start = Path(paths[0]) if paths and paths[0] != "-" else Path.cwd()
+        if options.get("stdin_filename") and paths == ["-"]:
+            start = Path(options["stdin_filename"])
+        config_path = None if options["isolated"] else find_config(start if start.exists() else Path.cwd())
+    settings, warnings = load_settings(config_path, isolated=options["isolated"])
+    settings = apply_overrides(settings, overrides) if overrides else settings
+    return _apply_cli(settings, options), warnings
+
+
+def _apply_cli(settings: Settings, options: dict) -> Settings:
+    changes: dict = {}
+    for key in ("select", "ignore", "extend_select", "exclude", "extend_exclude"):
+        value = _split(options[key])
+        if value is not None:
+            changes[key] = value if key in ("select", "exclude") else getattr(settings, key) + value
+    for key in ("force_exclude", "respect_gitignore"):
+        if options[key] is not None:
+            changes[key] = options[key]
+    if options["per_file_ignores"]:
+        table = dict(settings.per_file_ignores)
+        for entry in options["per_file_ignores"]:
+            pattern, sep, codes = entry.rpartition(":")
+            if not sep or not pattern:
+                raise UsageProblem(f"--per-file-ignores expects GLOB:CODES, got `{entry}`")
+            table[pattern] = [c.strip() for c in codes.split(",") if c.strip()]
+        changes["per_file_ignores"] = table
+    return dataclasses.replace(settings, **changes)
+
+
+def _report(diagnostics, sources: dict[str, str], options: dict, settings: Settings) -> None:
+    fmt = options["output_format"] or "full"
+    output_file = options["output_file"]
+    color = output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    if options["statistics"]:
+        text = render_statistics(diagnostics, "json" if fmt in ("json", "json-lines") else "text")
+    else:
+        text = render(diagnostics, fmt, sources=sources, color=color, width=_width())
+        if fmt in TEXT_FORMATS:
+            text += _summary(diagnostics)
+    if output_file:
+        try:
+            Path(output_file).write_text(text, encoding="utf-8")
+        except OSError as error:
+            _error(f"cannot write {output_file}: {error.strerror or error}")
+    else:
+        click.echo(text, nl=False)
+
+
+def _summary(diagnostics) -> str:
+    if not diagnostics:
+        return "All checks passed!\n"
+    noun = "finding" if len(diagnostics) == 1 else "findings"
+    fixable = sum(1 for d in diagnostics if is_fixable(d))
+    extra = f" ({fixable} fixable with `--fix`)" if fixable else ""
+    return f"Found {len(diagnostics)} {noun}{extra}.\n"
+
+
+def _exit_for(errors: list[str], diagnostics, options: dict) -> int:
+    if errors:
+        return EXIT_ERROR
+    if diagnostics and not options["exit_zero"]:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _settings_text(settings: Settings) -> str:
+    lines = []
+    for f in dataclasses.fields(settings):
+        lines.append(f"{f.name.replace('_', '-')} = {getattr(settings, f.name)!r}")
+    return "\n".join(lines)
+
+
+def _width() -> int:
+    try:
+        return max(60, min(os.get_terminal_size().columns, 200))
+    except OSError:
+        return 100
+
+
+def _warn(message: str) -> None:
+    click.echo(f"nanlint: warning: {message}", err=True)
+
+
+def _error(message: str) -> None:
+    click.echo(f"nanlint: error: {message}", err=True)
+
+
+def _error_line(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def main() -> None:
+    """Entry point: no traceback reaches the user, whatever happens."""
+    try:
+        cli(standalone_mode=True)
+    except KeyboardInterrupt:
+        click.echo("nanlint: interrupted", err=True)
+        sys.exit(130)
+    except Exception as error:  # pragma: no cover - the last line of defence
+        if os.environ.get("NANLINT_DEBUG"):
+            raise
+        click.echo(f"nanlint: internal error: {type(error).__name__}: {error} (set NANLINT_DEBUG=1 for a traceback)", err=True)
+        sys.exit(EXIT_ERROR)

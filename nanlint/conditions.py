@@ -1,0 +1,162 @@
+"""What a where-condition selects, as a set of values of the guarded variable.
+
+`x >= 0` selects [0, inf); against sqrt's leak domain (-inf, 0] that admits the pole at 0, which no
+double where can fix. Conditions that say nothing certain about the variable give None.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+from nanlint.intervals import IntervalSet
+from nanlint.values import Env, constant_value
+
+Selector = Callable[[float], IntervalSet]
+
+_COMPARE: dict[type, Selector] = {
+    cst.GreaterThan: lambda c: IntervalSet.above(c, closed=False),
+    cst.GreaterThanEqual: lambda c: IntervalSet.above(c, closed=True),
+    cst.LessThan: lambda c: IntervalSet.below(c, closed=False),
+    cst.LessThanEqual: lambda c: IntervalSet.below(c, closed=True),
+    cst.Equal: IntervalSet.point,
+    cst.NotEqual: lambda c: IntervalSet.point(c).complement(),
+}
+# The same comparisons spelled as functions (jnp.greater, tf.math.less_equal, torch.gt, x.ge(0)).
+_COMPARE_FUNCTIONS: dict[str, type] = {
+    **dict.fromkeys(("greater", "gt"), cst.GreaterThan),
+    **dict.fromkeys(("greater_equal", "ge"), cst.GreaterThanEqual),
+    **dict.fromkeys(("less", "lt"), cst.LessThan),
+    **dict.fromkeys(("less_equal", "le"), cst.LessThanEqual),
+    **dict.fromkeys(("equal", "eq"), cst.Equal),
+    **dict.fromkeys(("not_equal", "ne"), cst.NotEqual),
+}
+_MIRROR = {
+    cst.GreaterThan: cst.LessThan,
+    cst.GreaterThanEqual: cst.LessThanEqual,
+    cst.LessThan: cst.GreaterThan,
+    cst.LessThanEqual: cst.GreaterThanEqual,
+    cst.Equal: cst.Equal,
+    cst.NotEqual: cst.NotEqual,
+}
+_ABS_NAMES = frozenset({"abs", "absolute", "fabs"})
+
+
+def selected_values(cond: cst.BaseExpression, var: str, env: Env) -> Optional[IntervalSet]:
+    """The values of the expression whose source is `var` for which `cond` is true, if certain."""
+    if isinstance(cond, cst.Comparison):
+        return _comparison(cond, var, env)
+    if isinstance(cond, cst.BinaryOperation):
+        left = selected_values(cond.left, var, env)
+        right = selected_values(cond.right, var, env)
+        if isinstance(cond.operator, cst.BitAnd):
+            return left.intersect(right) if left is not None and right is not None else None
+        if isinstance(cond.operator, cst.BitOr):
+            # A known part of an `or` is selected whatever the other part says.
+            return _union_of_known(left, right)
+        return None
+    if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
+        inner = selected_values(cond.expression, var, env)
+        return inner.complement() if inner is not None else None
+    if isinstance(cond, cst.Call):
+        return _call(cond, var, env)
+    return None
+
+
+def _union_of_known(left: Optional[IntervalSet], right: Optional[IntervalSet]) -> Optional[IntervalSet]:
+    if left is None:
+        return right
+    return left if right is None else left.union(right)
+
+
+def _comparison(node: cst.Comparison, var: str, env: Env) -> Optional[IntervalSet]:
+    result: Optional[IntervalSet] = None
+    left = node.left
+    for target in node.comparisons:
+        part = _compare(left, type(target.operator), target.comparator, var, env)
+        if part is None:
+            return None  # a chain is an `and`: an unknown link makes it unknown
+        result = part if result is None else result.intersect(part)
+        left = target.comparator
+    return result
+
+
+def _compare(left, operator: type, right, var: str, env: Env) -> Optional[IntervalSet]:
+    if operator not in _COMPARE:
+        return None
+    constant = constant_value(right, env)
+    subject = left
+    if constant is None:
+        constant = constant_value(left, env)
+        subject = right
+        operator = _MIRROR[operator]
+    if constant is None:
+        return None
+    selected = _COMPARE[operator](constant)
+    if env.code(subject) == var:
+        return selected
+    if _is_abs_of(subject, var, env):
+        # |v| in S  <=>  v in S or -v in S
+        return selected.intersect(IntervalSet.above(0.0, closed=True)).union(
+            selected.intersect(IntervalSet.above(0.0, closed=True)).negated()
+        )
+    return None
+
+
+def _is_abs_of(node, var: str, env: Env) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "abs" and not node.args:
+        return env.code(func.value) == var  # x.abs()
+    name = env.qualified(func) or (func.value if isinstance(func, cst.Name) else None)
+    if name is None or name.rsplit(".", 1)[-1] not in _ABS_NAMES or not node.args:
+        return False
+    return env.code(node.args[0].value) == var
+
+
+def _call(node: cst.Call, var: str, env: Env) -> Optional[IntervalSet]:
+    func = node.func
+    method_receiver = None
+    qualified = env.qualified(func)
+    if qualified is not None:
+        leaf = qualified.rsplit(".", 1)[-1]
+        args = [a.value for a in node.args]
+    elif isinstance(func, cst.Attribute):
+        leaf = func.attr.value  # torch: x.gt(0), mask.logical_and(other)
+        method_receiver = func.value
+        args = [method_receiver, *(a.value for a in node.args)]
+    else:
+        return None
+    if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
+        return _compare(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
+    parts = [selected_values(a, var, env) for a in args]
+    if leaf == "logical_and" and len(parts) == 2:
+        return parts[0].intersect(parts[1]) if None not in parts else None
+    if leaf == "logical_or" and len(parts) == 2:
+        return _union_of_known(parts[0], parts[1])
+    if leaf == "logical_not" and len(parts) == 1 and parts[0] is not None:
+        return parts[0].complement()
+    return None
+
+
+def affine_base(arg: cst.BaseExpression, env: Env) -> list[tuple[cst.BaseExpression, Callable[[IntervalSet], IntervalSet]]]:
+    """Ways to read `arg` as a shifted variable: each (variable, map from arg-space to variable-space).
+
+    For `log(x - 1)` the leak domain {0} of the argument is {1} for x.
+    """
+    out = [(arg, lambda d: d)]
+    if isinstance(arg, cst.UnaryOperation) and isinstance(arg.operator, cst.Minus):
+        out.append((arg.expression, lambda d: d.negated()))
+    if isinstance(arg, cst.BinaryOperation) and isinstance(arg.operator, (cst.Add, cst.Subtract)):
+        right = constant_value(arg.right, env)
+        left = constant_value(arg.left, env)
+        if right is not None:
+            shift = -right if isinstance(arg.operator, cst.Add) else right
+            out.append((arg.left, lambda d, s=shift: d.shifted(s)))
+        elif left is not None and isinstance(arg.operator, cst.Add):
+            out.append((arg.right, lambda d, s=left: d.shifted(-s)))
+        elif left is not None:
+            out.append((arg.right, lambda d, c=left: d.negated().shifted(c)))  # c - v
+    return out

@@ -1,0 +1,396 @@
+"""Find the places where a where/select evaluates a singular op in a branch it may not select.
+
+One pass indexes scopes and candidate calls (names.py); then, for every call that resolves to a
+select in the catalog, each branch is searched for singular ops whose argument depends on data and
+is not guarded. Locals assigned earlier in the same scope are followed into their definitions.
+Every finding is a `LeakSite`: the syntax nodes and catalog facts a fix or a verification needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from nanlint.catalog import OPS, Arg, SelectFunction, SingularOp, framework_of, power_leak_domain
+from nanlint.catalog_view import BARRIER_METHODS, CatalogView
+from nanlint.conditions import affine_base, selected_values
+from nanlint.intervals import IntervalSet
+from nanlint.names import Binding, Position, Scope, ScopeIndex, binding_at, leaf_name, qualified_name
+from nanlint.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
+
+MAX_INDIRECTION = 3
+
+# Which side a clamp-like call bounds, by its name; clip/clamp depend on the bounds given.
+_LOWER_CLAMPS = frozenset({"maximum", "fmax", "max", "clamp_min"})
+_UPPER_CLAMPS = frozenset({"minimum", "fmin", "min", "clamp_max"})
+_LOWER_KEYWORDS = frozenset({"min", "a_min", "clip_value_min", "x_min", "min_value"})
+_UPPER_KEYWORDS = frozenset({"max", "a_max", "clip_value_max", "x_max", "max_value"})
+
+# Rule codes, by the kind of site (the rules themselves live in nanlint/rules/).
+DIRECT = "NAN001"
+INDIRECT = "NAN002"
+POLE_ADMITTED = "NAN003"
+OVERFLOW = "NAN004"
+CLAMP = "NAN101"
+
+_OPERATOR_OPS = tuple(op for op in OPS if op.operator)
+
+
+@dataclass
+class Branch:
+    label: str  # "true", "false", "case 1", "choice 0", "default", "clamped"
+    expr: cst.BaseExpression
+    # True: selected where the condition holds; False: where it does not; None: not a simple condition.
+    polarity: Optional[bool]
+    cond: Optional[cst.BaseExpression]
+
+
+@dataclass
+class OpUse:
+    op: SingularOp
+    framework: str
+    node: cst.CSTNode  # the call or binary operation
+    arg: cst.BaseExpression  # the argument a fix masks
+    leak_domain: IntervalSet  # narrowed for powers by their exponent
+    via: Optional[cst.Name] = None  # indirect: the local name in the branch
+    definition: Optional[Binding] = None  # indirect: the binding whose value holds the op
+
+
+@dataclass
+class LeakSite:
+    code: str
+    select: cst.Call
+    select_fn: SelectFunction
+    select_display: str
+    framework: str
+    method_form: bool
+    branch: Branch
+    use: OpUse
+    admitted: Optional[IntervalSet] = None  # NAN003: the pole values the guard selects
+    guard_var: Optional[str] = None  # NAN003: the variable (source text) the guard constrains
+    scope: Optional[Scope] = field(default=None, repr=False)
+
+
+class _Env:
+    """Bindings and qualified names as seen from one position in one scope."""
+
+    def __init__(self, detector: "Detector", scope: Scope, position: Position) -> None:
+        self.detector = detector
+        self.scope = scope
+        self.position = position
+
+    def binding(self, name: cst.Name) -> Optional[Binding]:
+        return binding_at(self.scope, name.value, self.position)
+
+    def qualified(self, node: cst.BaseExpression) -> Optional[str]:
+        return qualified_name(node, self.scope, self.position)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.detector.code(node)
+
+    def at(self, position: Position) -> "_Env":
+        return _Env(self.detector, self.scope, position)
+
+
+class Detector:
+    def __init__(self, module: cst.Module, catalog: CatalogView) -> None:
+        self.module = module
+        self.catalog = catalog
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self.positions = wrapper.resolve(PositionProvider)
+        self.index = ScopeIndex(self.positions, self._may_select)
+        module.visit(self.index)
+        self.imported_frameworks = frozenset(
+            fw
+            for scope in self._scopes()
+            for bindings in scope.bindings.values()
+            for b in bindings
+            if b.imported and (fw := framework_of(b.imported))
+        )
+        self._code_cache: dict[int, str] = {}
+
+    # --- helpers -----------------------------------------------------------------------------
+    def _scopes(self) -> Iterator[Scope]:
+        seen = {id(s): s for s in self.index.scope_of.values()}
+        return iter(seen.values())
+
+    def _may_select(self, call: cst.Call) -> bool:
+        return leaf_name(call.func) in self.catalog.select_leaf_names
+
+    def code(self, node: cst.CSTNode) -> str:
+        key = id(node)
+        if key not in self._code_cache:
+            self._code_cache[key] = self.module.code_for_node(node)
+        return self._code_cache[key]
+
+    def position(self, node: cst.CSTNode) -> Position:
+        start = self.positions[node].start
+        return (start.line, start.column)
+
+    # --- the search ------------------------------------------------------------------------------
+    def sites(self) -> list[LeakSite]:
+        found: list[LeakSite] = []
+        for call, scope in self.index.calls:
+            env = _Env(self, scope, self.position(call))
+            resolved = self._resolve_select(call, env)
+            if resolved is None:
+                continue
+            select_fn, framework, method_form = resolved
+            for branch in self._branches(call, select_fn, method_form):
+                for use in self._uses(branch.expr, env, scope):
+                    site = self._classify(call, select_fn, framework, method_form, branch, use, env)
+                    if site is not None:
+                        site.scope = scope
+                        found.append(site)
+        return found
+
+    def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
+        qualified = env.qualified(call.func)
+        hit = self.catalog.select(qualified)
+        if hit is not None:
+            return hit[0], hit[1], False
+        if qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
+            hit = self.catalog.method_select(call.func.attr.value, self.imported_frameworks)
+            if hit is not None:
+                return hit[0], hit[1], True
+        return None
+
+    def _branches(self, call: cst.Call, sel: SelectFunction, method_form: bool) -> list[Branch]:
+        receiver = call.func.value if method_form and isinstance(call.func, cst.Attribute) else None
+        specs = sel.method_branches if method_form else sel.branches
+        cond_spec = sel.method_cond if method_form else sel.cond
+        if sel.kind == "where":
+            cond = _arg(call, cond_spec)
+            true, false = (_arg(call, spec, receiver) for spec in specs)
+            if cond is None or true is None or false is None:
+                return []  # where(c) returns indices: not a select
+            return [Branch("true", true, True, cond), Branch("false", false, False, cond)]
+        if sel.kind == "select_n":
+            cases = [a.value for a in call.args[1:] if a.keyword is None and not a.star]
+            return [Branch(f"case {i}", case, None, None) for i, case in enumerate(cases)] if len(cases) > 1 else []
+        if sel.kind == "select_list":
+            return _select_list_branches(call, sel)
+        return [Branch("clamped", expr, None, None) for spec in specs if (expr := _arg(call, spec, receiver)) is not None]
+
+    def _uses(self, expr: cst.BaseExpression, env: _Env, scope: Scope) -> Iterator[OpUse]:
+        yield from self._walk(expr, env, scope, via=None, definition=None, seen=set(), depth=0)
+
+    def _walk(self, node, env: _Env, scope: Scope, via, definition, seen: set, depth: int) -> Iterator[OpUse]:
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            return
+        if isinstance(node, cst.Call):
+            qualified = env.qualified(node.func)
+            if self._is_select_or_barrier(node, qualified, env):
+                return  # a nested select is checked on its own; a barrier stops all gradient
+            use = self._call_use(node, qualified, env)
+            if use is not None:
+                yield _indirect(use, via, definition)
+            children = [a.value for a in node.args]
+            if isinstance(node.func, cst.Attribute):
+                children.append(node.func.value)
+        elif isinstance(node, cst.BinaryOperation):
+            use = self._operator_use(node, env)
+            if use is not None:
+                yield _indirect(use, via, definition)
+            children = [node.left, node.right]
+        elif isinstance(node, cst.Attribute):
+            children = [node.value]
+        elif isinstance(node, cst.Name):
+            yield from self._follow_local(node, env, scope, seen, depth)
+            return
+        else:
+            children = list(node.children)
+        for child in children:
+            yield from self._walk(child, env, scope, via, definition, seen, depth)
+
+    def _follow_local(self, name: cst.Name, env: _Env, scope: Scope, seen: set, depth: int) -> Iterator[OpUse]:
+        """`s = jnp.sqrt(x)` earlier in the same scope, then `where(c, s, 0)`: the op leaks through `s`."""
+        if depth >= MAX_INDIRECTION:
+            return
+        binding = env.binding(name)
+        if (
+            binding is None
+            or binding.value is None
+            or binding.imported is not None
+            or binding.name not in scope.bindings
+            or binding not in scope.bindings[binding.name]
+            or binding.position >= env.position
+            or id(binding) in seen
+        ):
+            return
+        seen.add(id(binding))
+        for use in self._walk(binding.value, env.at(binding.position), scope, None, None, seen, depth + 1):
+            # The chain's first name and the definition that holds the op are what a user needs to see.
+            yield OpUse(use.op, use.framework, use.node, use.arg, use.leak_domain, via=name, definition=use.definition or binding)
+
+    def _is_select_or_barrier(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
+        if self.catalog.select(qualified) is not None or self.catalog.is_barrier(qualified):
+            return True
+        if qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
+            method = call.func.attr.value
+            return method in BARRIER_METHODS or self.catalog.method_select(method, self.imported_frameworks) is not None
+        return False
+
+    # --- singular ops ---------------------------------------------------------------------------
+    def _call_use(self, call: cst.Call, qualified: Optional[str], env: _Env) -> Optional[OpUse]:
+        hit = self.catalog.op(qualified)
+        if hit is not None:
+            op, framework = hit
+            arg, exponent = _arg(call, op.arg), _arg(call, op.exponent) if op.exponent else None
+        elif qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
+            hit = self.catalog.method_op(call.func.attr.value, self.imported_frameworks)
+            if hit is None:
+                return None
+            op, framework = hit
+            receiver = call.func.value
+            arg = _arg(call, op.method_arg, receiver)
+            exponent = _arg(call, op.method_exponent, receiver) if op.method_exponent else None
+        else:
+            return None
+        if arg is None or any(a.keyword is not None and a.keyword.value in op.guard_keywords for a in call.args):
+            return None
+        return self._use_if_leaking(op, framework, call, arg, exponent, env)
+
+    def _operator_use(self, node: cst.BinaryOperation, env: _Env) -> Optional[OpUse]:
+        operator = {cst.Divide: "/", cst.Modulo: "%", cst.Power: "**"}.get(type(node.operator))
+        if operator is None:
+            return None
+        if operator == "%" and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return None  # string formatting
+        op = next(o for o in _OPERATOR_OPS if o.operator == operator)
+        if operator == "**":
+            return self._use_if_leaking(op, "", node, node.left, node.right, env)
+        return self._use_if_leaking(op, "", node, node.right, None, env)
+
+    def _use_if_leaking(self, op: SingularOp, framework: str, node, arg, exponent, env: _Env) -> Optional[OpUse]:
+        domain: Optional[IntervalSet] = op.leak_domain
+        if op.exponent is not None:
+            p = constant_value(exponent, env) if exponent is not None else None
+            domain = power_leak_domain(p) if p is not None else None
+        if domain is None or not self._leaks(arg, domain, op, env):
+            return None
+        return OpUse(op, framework, node, arg, domain)
+
+    def _leaks(self, arg: cst.BaseExpression, domain: IntervalSet, op: SingularOp, env: _Env) -> bool:
+        if not depends_on_data(arg, env) or self._guarded(arg, env, 0):
+            return False
+        if not can_reach(arg, domain, env):
+            return False
+        # `log(p + 1e-8)`: an explicit shift off a pole at or below zero is the author's guard.
+        below_zero = IntervalSet.above(0.0, closed=False).intersect(domain).is_empty()
+        return not (op.kind == "pole" and below_zero and is_epsilon_shifted(arg, env))
+
+    def _guarded(self, arg: cst.BaseExpression, env: _Env, depth: int) -> bool:
+        """The argument is a where/select/clamp, a gradient-safe call, or a local assigned from one."""
+        if isinstance(arg, cst.Call):
+            qualified = env.qualified(arg.func)
+            return self._is_select_or_barrier(arg, qualified, env) or self.catalog.is_safe(qualified)
+        if isinstance(arg, cst.Name) and depth < MAX_INDIRECTION:
+            binding = env.binding(arg)
+            if binding is not None and binding.value is not None and binding.imported is None:
+                return self._guarded(binding.value, env.at(binding.position), depth + 1)
+        return False
+
+    # --- classification --------------------------------------------------------------------------
+    def _classify(self, call, sel, framework, method_form, branch: Branch, use: OpUse, env: _Env) -> Optional[LeakSite]:
+        def site(code: str, admitted: Optional[tuple[IntervalSet, str]] = None) -> LeakSite:
+            display = f"Tensor.{call.func.attr.value}" if method_form else self.code(call.func)
+            found = LeakSite(code, call, sel, display, use.framework or framework, method_form, branch, use)
+            if admitted is not None:
+                found.admitted, found.guard_var = admitted
+            return found
+
+        if sel.kind == "clamp":
+            side = _clamp_side(call, sel, method_form)
+            if "both" not in (side, use.op.clamp_side) and side != use.op.clamp_side:
+                return None  # e.g. minimum(sqrt(x), 10): sqrt is selected near its pole
+            return site(CLAMP)
+        verdict, admitted = self._guard_verdict(branch, use, env)
+        if verdict == "no-leak":
+            return None
+        if verdict == "admits" and use.op.kind == "pole":
+            return site(POLE_ADMITTED, admitted)
+        if use.via is not None:
+            return site(INDIRECT)
+        return site(OVERFLOW if use.op.kind == "overflow" else DIRECT)
+
+    def _guard_verdict(self, branch: Branch, use: OpUse, env: _Env) -> tuple[str, Optional[tuple[IntervalSet, str]]]:
+        """Compare what the guard selects with the op's leak domain, when the guard names the argument."""
+        if branch.cond is None or branch.polarity is None or not use.op.elementwise:
+            return "leak", None
+        for var, to_var in affine_base(use.arg, env):
+            chosen = selected_values(branch.cond, self.code(var), env)
+            if chosen is None:
+                continue
+            selected = chosen if branch.polarity else chosen.complement()
+            domain = to_var(use.leak_domain)
+            if selected.complement().intersect(domain).is_empty():
+                return "no-leak", None  # unselected only where the op is harmless
+            admitted = selected.intersect(domain)
+            return ("admits", (admitted, self.code(var))) if not admitted.is_empty() else ("leak", None)
+        return "leak", None
+
+
+def _indirect(use: OpUse, via, definition) -> OpUse:
+    if via is None:
+        return use
+    return OpUse(use.op, use.framework, use.node, use.arg, use.leak_domain, via=via, definition=definition)
+
+
+def _arg(call: cst.Call, spec: Optional[Arg], receiver: Optional[cst.BaseExpression] = None) -> Optional[cst.BaseExpression]:
+    """The argument at `spec`: by keyword, else by position among the positional arguments."""
+    if spec is None:
+        return None
+    if spec.position == -1:
+        return receiver
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in spec.keywords:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return positional[spec.position].value if spec.position < len(positional) else None
+
+
+def _select_list_branches(call: cst.Call, sel: SelectFunction) -> list[Branch]:
+    conds_node = _arg(call, sel.cond)
+    choices_node = _arg(call, sel.branches[0])
+    if not isinstance(choices_node, (cst.List, cst.Tuple)):
+        return []
+    conds = [e.value for e in conds_node.elements] if isinstance(conds_node, (cst.List, cst.Tuple)) else []
+    branches = [
+        Branch(f"choice {i}", element.value, True if i < len(conds) else None, conds[i] if i < len(conds) else None)
+        for i, element in enumerate(choices_node.elements)
+    ]
+    default = _arg(call, sel.branches[1])
+    if default is not None:
+        branches.append(Branch("default", default, None, None))
+    return branches
+
+
+def _clamp_side(call: cst.Call, sel: SelectFunction, method_form: bool) -> str:
+    leaf = leaf_name(call.func) or ""
+    if leaf in _LOWER_CLAMPS:
+        return "low"
+    if leaf in _UPPER_CLAMPS:
+        return "high"
+    if not method_form and sel.branches[0].position != 0:
+        return "both"  # lax.clamp(min, x, max) always bounds both sides
+    first_bound = 0 if method_form else 1
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    lower = upper = False
+    for i, arg in enumerate(positional[first_bound:]):
+        given = not (isinstance(arg.value, cst.Name) and arg.value.value == "None")
+        lower |= i == 0 and given
+        upper |= i == 1 and given
+    for arg in call.args:
+        if arg.keyword is not None and not (isinstance(arg.value, cst.Name) and arg.value.value == "None"):
+            lower |= arg.keyword.value in _LOWER_KEYWORDS
+            upper |= arg.keyword.value in _UPPER_KEYWORDS
+    if lower and not upper:
+        return "low"
+    if upper and not lower:
+        return "high"
+    return "both"
+

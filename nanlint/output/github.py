@@ -1,0 +1,34 @@
+"""`github`: GitHub Actions workflow commands, which the runner turns into annotations on the diff."""
+
+from __future__ import annotations
+
+from nanlint.diagnostics import Diagnostic
+from nanlint.output.common import posix_path
+
+
+def render_github(diagnostics: list[Diagnostic]) -> str:
+    return "".join(_annotation(d) + "\n" for d in diagnostics)
+
+
+def _annotation(d: Diagnostic) -> str:
+    properties = {
+        "title": f"nanlint ({d.code})",
+        "file": posix_path(d.filename),
+        "line": d.location.row,
+        "col": d.location.column,
+        "endLine": d.end_location.row,
+        "endColumn": d.end_location.column,
+    }
+    joined = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
+    return f"::error {joined}::{escape_data(f'{d.code} {d.message}')}"
+
+
+def escape_data(text: str) -> str:
+    """The runner reads a raw newline as the end of the command and `%XX` as an escape."""
+    # `%` first, or the escapes added below would be escaped again.
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Properties are split on `,` and `::` ends them, so those are escaped too."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")

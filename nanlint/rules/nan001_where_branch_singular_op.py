@@ -1,0 +1,78 @@
+from nanlint.rules.base import Invalid, Rule, Valid
+
+
+class WhereBranchSingularOp(Rule):
+    """
+    ## What it does
+    Checks for a `where`/`select` branch that evaluates an op with a singular derivative (`sqrt`,
+    `log`, division, `arctan2`, fractional powers, `arcsin`, ...) on an argument that the branch's
+    condition does not keep away from the op's pole.
+
+    ## Why is this bad?
+    `where(cond, f(x), g(x))` computes both branches for every element and selects values
+    afterwards. In reverse-mode autodiff the unselected branch still receives a cotangent: zero.
+    Where `f` has an infinite derivative at an unselected element, the chain rule multiplies
+    `0 * inf`, which is NaN, and the NaN reaches the gradient of `x` even though the value of the
+    `where` is perfectly finite. JAX, TensorFlow (most visibly under XLA, `jit_compile=True`) and
+    PyTorch all behave this way; no framework fixes it for you.
+
+    ## Example
+    ```python
+    import jax.numpy as jnp
+
+    def safe_sqrt(x):
+        return jnp.where(x > 0, jnp.sqrt(x), 0.0)  # grad at x = 0 is NaN
+    ```
+
+    Use instead:
+    ```python
+    import jax.numpy as jnp
+
+    def safe_sqrt(x):
+        return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)
+    ```
+    This is the "double where": the inner `where` gives the op a safe value inside its domain
+    wherever the outer `where` will not select the branch, so its derivative stays finite there.
+    Clamping the argument into the domain (`jnp.sqrt(jnp.maximum(x, 1e-12))`) also works.
+
+    ## Fix safety
+    The fix inserts the inner `where` around the singular op's argument, reusing the file's own
+    spelling of `where` and the same condition. It is safe when the condition is a pure expression
+    (names, attributes, constants, comparisons, arithmetic): the program computes the same values
+    everywhere. When the condition calls a function it must be evaluated once and hoisted into a
+    local, which makes the fix unsafe. Non-elementwise ops (norms) are display-only.
+
+    ## References
+    - JAX FAQ: "Gradients contain NaN where using where"
+    - `tf.where` documentation, note on NaN gradients
+    - pytorch/pytorch#23395 and #68425
+    """
+
+    CODE = "NAN001"
+    NAME = "where-branch-singular-op"
+    SUMMARY = "Singular op in a where/select branch leaks NaN gradients where the branch is not selected"
+    MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"
+    FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
+    VALID = (
+        Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)\n"),
+        Valid("import jax.numpy as jnp\nsafe_x = jnp.where(x > 0, x, 1.0)\njnp.where(x > 0, jnp.log(safe_x), 0.0)\n"),
+        Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.log(jnp.maximum(x, 1e-6)), 0.0)\n"),
+        Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.log(2.0), 0.0)\n"),
+        Valid("import jax.numpy as jnp\njnp.where(x > 0, x ** 2, 0.0)\n"),
+        Valid("import jax.numpy as jnp\nidx = jnp.where(x > 0)\n"),
+        Valid("import numpy as np\nnp.where(x > 0, np.sqrt(x), 0.0)\n"),
+        Valid("from jax import lax\nimport jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(lax.stop_gradient(x)), 0.0)\n"),
+        Valid("import torch\ntorch.where(x > 0, torch.atan2(y, x), 0.0)\n"),
+        Valid("import tensorflow as tf\ntf.where(x > 0, tf.math.divide_no_nan(y, x), 0.0)\n"),
+        Valid("import jax.numpy as jnp\ndef where(c, a, b):\n    return a\nwhere(x > 0, jnp.sqrt(x), 0.0)\n"),
+    )
+    INVALID = (
+        Invalid("import jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(x), 0.0)\n", line=2),
+        Invalid("import jax.numpy as np\nnp.where(n > 0, t / n, 0.0)\n", line=2),
+        Invalid("from jax.numpy import where as w, log\nw(x > 1, log(x - 1), 0.0)\n", line=2),
+        Invalid("import tensorflow as tf\ntf.where(x > 0, tf.math.sqrt(x), 0.0)\n", line=2),
+        Invalid("import torch\ntorch.where(x > 0, x.sqrt(), 0.0)\n", line=2),
+        Invalid("import torch\nx.log().where(x > 0, 0.0)\n", line=2),
+        Invalid("import jax.numpy as jnp\njnp.where(x < 0, 0.0, x ** 0.5)\n", line=2),
+        Invalid("from jax import lax\nlax.select(x > 0, jnp.arctan2(y, x), jnp.zeros_like(x))\nimport jax.numpy as jnp\n", line=2),
+    )

@@ -1,0 +1,58 @@
+from nanlint.rules.base import Invalid, Rule, Valid
+
+
+class WhereBranchSingularLocal(Rule):
+    """
+    ## What it does
+    Checks for a local variable, assigned earlier in the same function from an unguarded singular
+    op, that is then used in a `where`/`select` branch.
+
+    ## Why is this bad?
+    Moving the op out of the `where` does not change what autodiff sees:
+    `s = jnp.sqrt(x); jnp.where(x > 0, s, 0.0)` still evaluates `sqrt` at every element and
+    still multiplies its infinite derivative by the zero cotangent of the unselected elements,
+    giving NaN. The selection happens too late to protect anything.
+
+    ## Example
+    ```python
+    import jax.numpy as jnp
+
+    def f(x):
+        s = jnp.log(x)
+        return jnp.where(x > 0, s, 0.0)
+    ```
+
+    Use instead:
+    ```python
+    import jax.numpy as jnp
+
+    def f(x):
+        s = jnp.log(jnp.where(x > 0, x, 1.0))
+        return jnp.where(x > 0, s, 0.0)
+    ```
+
+    ## Fix safety
+    The fix rewrites the definition of the local, so it is only offered when every use of the
+    local sits under the same condition, and it is always unsafe: a reviewer should confirm that
+    the masked definition is what every reader of the variable expects. Otherwise it is
+    display-only.
+
+    ## References
+    - AlphaFold 3 `safe_select` docstring: values computed before the branch are not protected
+    - JAX FAQ: "Gradients contain NaN where using where"
+    """
+
+    CODE = "NAN002"
+    NAME = "where-branch-singular-local"
+    SUMMARY = "Local assigned from a singular op is selected by a where/select later, too late to protect its gradient"
+    MESSAGE = "`{local}` is selected in the {branch} branch of `{select}`, but it was computed by `{op}` on line {definition_row}, which gives NaN gradients where that branch is not selected: {why}"
+    FIX_TITLE = "Mask the argument of `{op_name}` where `{local}` is defined"
+    VALID = (
+        Valid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.log(jnp.where(x > 0, x, 1.0))\n    return jnp.where(x > 0, s, 0.0)\n"),
+        Valid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.where(x > 0, x, 1.0)\n    return jnp.where(x > 0, jnp.log(s), 0.0)\n"),
+        Valid("import jax.numpy as jnp\ndef f(x, s):\n    return jnp.where(x > 0, s, 0.0)\n"),
+    )
+    INVALID = (
+        Invalid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.sqrt(x)\n    return jnp.where(x > 0, s, 0.0)\n", line=4),
+        Invalid("import torch\ndef f(x):\n    r = 1.0 / x\n    y = r * 2\n    return torch.where(x != 0, y, 0.0)\n", line=5),
+    )
