@@ -6,7 +6,6 @@ Also applies `--config KEY=VALUE` overrides from the command line, validated the
 from __future__ import annotations
 
 import dataclasses
-import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -16,13 +15,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from nanlint.catalog import OP_KEYS
+from nanlint.rules import UnknownSelector, expand_selector
 from nanlint.settings import KNOWN_FRAMEWORKS, Settings
 
 # Searched in this order within one directory: as ruff does, a dedicated file beats pyproject.toml.
 CONFIG_NAMES: tuple[str, ...] = (".nanlint.toml", "nanlint.toml", "pyproject.toml")
-
-# Used only when the rule registry cannot be imported: accept anything shaped like a selector.
-_SELECTOR_SHAPE = re.compile(r"^(ALL|NAN[0-9]{0,3}|[a-z][a-z0-9-]*)$")
 
 
 class ConfigError(Exception):
@@ -159,15 +157,6 @@ def _selectors(value: Any) -> list[str]:
 
 
 def _check_selector(selector: str) -> None:
-    # Imported here, not at the top: the registry imports every rule module, which config does not need.
-    try:
-        from nanlint.rules import UnknownSelector, expand_selector
-    except ImportError:
-        if not _SELECTOR_SHAPE.match(selector):
-            raise _BadValue(
-                f"unknown rule selector `{selector}` (expected a code like NAN001, a prefix like NAN0, or a rule name)"
-            ) from None
-        return
     try:
         expand_selector(selector)
     except UnknownSelector as exc:
@@ -219,13 +208,6 @@ def _singular_ops(value: Any) -> dict[str, str]:
 
 
 def _check_op_key(name: str, op_key: str) -> None:
-    try:
-        from nanlint.catalog import OP_KEYS
-    except ImportError:
-        # Without the catalog, any identifier may be an op key.
-        if not op_key.isidentifier():
-            raise _BadValue(f"`{name}`: `{op_key}` is not an op key") from None
-        return
     if op_key not in OP_KEYS:
         raise _BadValue(f"`{name}`: unknown op key `{op_key}` (known: {', '.join(sorted(OP_KEYS))})")
 

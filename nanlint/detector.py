@@ -14,7 +14,7 @@ from typing import Iterator, Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from nanlint.catalog import OPS, Arg, SelectFunction, SingularOp, framework_of, power_leak_domain
+from nanlint.catalog import OPS, Arg, SelectFunction, SingularOp, framework_of, is_finite_number, power_leak_domain
 from nanlint.catalog_view import BARRIER_METHODS, CatalogView
 from nanlint.conditions import affine_base, selected_values
 from nanlint.intervals import IntervalSet
@@ -118,7 +118,9 @@ class Detector:
         return iter(seen.values())
 
     def _may_select(self, call: cst.Call) -> bool:
-        return leaf_name(call.func) in self.catalog.select_leaf_names
+        leaf = leaf_name(call.func)
+        names = self.catalog.select_leaf_names
+        return leaf in names or self.index.renamed.get(leaf or "") in names
 
     def code(self, node: cst.CSTNode) -> str:
         key = id(node)
@@ -327,11 +329,19 @@ class Detector:
                 continue
             selected = chosen if branch.polarity else chosen.complement()
             domain = to_var(use.leak_domain)
+            admitted = selected.intersect(domain)
+            # A pole on the guard's own boundary (`x >= 0` for sqrt) is a guard aimed at it that let it in.
+            if not admitted.is_empty() and _on_boundary(admitted, selected):
+                return "admits", (admitted, self.code(var))
             if selected.complement().intersect(domain).is_empty():
                 return "no-leak", None  # unselected only where the op is harmless
-            admitted = selected.intersect(domain)
-            return ("admits", (admitted, self.code(var))) if not admitted.is_empty() else ("leak", None)
+            return "leak", None
         return "leak", None
+
+
+def _on_boundary(admitted: IntervalSet, selected: IntervalSet) -> bool:
+    ends = {v for p in selected.parts for v in (p.lo, p.hi) if is_finite_number(v)}
+    return any(p.lo in ends or p.hi in ends for p in admitted.parts)
 
 
 def _indirect(use: OpUse, via, definition) -> OpUse:

@@ -57,6 +57,8 @@ class ScopeIndex(cst.CSTVisitor):
         self.positions = positions
         self.interesting_call = interesting_call
         self.calls: list[tuple[cst.Call, Scope]] = []
+        # alias -> original name, for `from jax.numpy import where as w` (a call to `w` is a candidate).
+        self.renamed: dict[str, str] = {}
         self.scope_of: dict[int, Scope] = {}
         self.module_scope: Optional[Scope] = None
         self._stack: list[Scope] = []
@@ -115,6 +117,7 @@ class ScopeIndex(cst.CSTVisitor):
             dotted = _dotted(alias.name)
             if alias.asname is not None:
                 self._bind_target(alias.asname.name, imported=dotted)
+                self._note_rename(alias.asname.name, dotted)
             else:
                 # `import jax.numpy` binds `jax`, through which `jax.numpy.where` resolves.
                 top = dotted.split(".", 1)[0]
@@ -128,6 +131,11 @@ class ScopeIndex(cst.CSTVisitor):
             name = _dotted(alias.name)
             target = alias.asname.name if alias.asname is not None else alias.name
             self._bind_target(target, imported=f"{module}.{name}")
+            self._note_rename(target, name)
+
+    def _note_rename(self, target: cst.BaseExpression, original: str) -> None:
+        if isinstance(target, cst.Name) and target.value != original:
+            self.renamed[target.value] = original.rsplit(".", 1)[-1]
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

@@ -73,6 +73,6 @@ class WhereBranchSingularOp(Rule):
         Invalid("import tensorflow as tf\ntf.where(x > 0, tf.math.sqrt(x), 0.0)\n", line=2),
         Invalid("import torch\ntorch.where(x > 0, x.sqrt(), 0.0)\n", line=2),
         Invalid("import torch\nx.log().where(x > 0, 0.0)\n", line=2),
-        Invalid("import jax.numpy as jnp\njnp.where(x < 0, 0.0, x ** 0.5)\n", line=2),
+        Invalid("import jax.numpy as jnp\njnp.where(x <= 0, 0.0, x ** 0.5)\n", line=2),
         Invalid("from jax import lax\nlax.select(x > 0, jnp.arctan2(y, x), jnp.zeros_like(x))\nimport jax.numpy as jnp\n", line=2),
     )

@@ -45,7 +45,7 @@ class WhereBranchOverflow(Rule):
     FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
     VALID = (
         Valid("import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(jnp.where(x > 0, 0.0, x)) - 1)\n"),
-        Valid("import jax.numpy as jnp\njnp.where(x > 100, 0.0, jnp.exp(x))\n"),
+        Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.exp(x), 0.0)\n"),
     )
     INVALID = (
         Invalid("import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(x) - 1)\n", line=2),

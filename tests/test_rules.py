@@ -1,0 +1,72 @@
+"""The rules' own contract: codes, names, docs, and their embedded VALID/INVALID examples."""
+
+import re
+
+import pytest
+
+from nanlint.linter import Linter
+from nanlint.rules import BY_CODE, RULES, UnknownSelector, expand_selector, select_codes
+from nanlint.settings import Settings
+
+CASES_VALID = [(rule, case) for rule in RULES for case in rule.VALID]
+CASES_INVALID = [(rule, case) for rule in RULES for case in rule.INVALID]
+
+
+def codes_by_line(source: str) -> list[tuple[int, str]]:
+    result = Linter(Settings(select=["ALL"])).check_source(source, "example.py")
+    return [(d.location.row, d.code) for d in result.diagnostics]
+
+
+@pytest.mark.parametrize(("rule", "case"), CASES_VALID, ids=lambda x: getattr(x, "CODE", ""))
+def test_valid_examples_are_not_flagged(rule, case) -> None:
+    assert [c for _, c in codes_by_line(rule.example_source(case)) if c == rule.CODE] == []
+
+
+@pytest.mark.parametrize(("rule", "case"), CASES_INVALID, ids=lambda x: getattr(x, "CODE", ""))
+def test_invalid_examples_are_flagged_on_their_line(rule, case) -> None:
+    found = codes_by_line(rule.example_source(case))
+    assert (case.line, rule.CODE) in found, found
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.CODE)
+def test_rule_metadata(rule) -> None:
+    assert re.fullmatch(r"NAN\d{3}", rule.CODE)
+    assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.NAME)
+    assert rule.missing_sections() == []
+    assert rule.VALID and rule.INVALID
+    assert rule.SUMMARY and not rule.SUMMARY.endswith(".")
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.CODE)
+def test_doc_examples_behave_as_documented(rule) -> None:
+    """The `## Example` block is flagged and the `Use instead:` block is clean."""
+    doc = rule.doc()
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
+    example, fixed = blocks[0], blocks[1]
+    if rule.CODE == "NAN900":
+        assert ("NAN900" in [c for _, c in codes_by_line(example)]) and codes_by_line(fixed) == []
+        return
+    assert rule.CODE in [c for _, c in codes_by_line(example)]
+    assert codes_by_line(fixed) == []
+
+
+def test_codes_and_names_are_unique() -> None:
+    assert len({r.CODE for r in RULES}) == len(RULES)
+    assert len({r.NAME for r in RULES}) == len(RULES)
+
+
+def test_selectors() -> None:
+    assert expand_selector("NAN0") == {"NAN001", "NAN002", "NAN003", "NAN004"}
+    assert expand_selector("nan101") == {"NAN101"}
+    assert expand_selector("where-guard-admits-pole") == {"NAN003"}
+    assert expand_selector("ALL") == set(BY_CODE)
+    for bad in ("NAN5", "E501", "where"):
+        with pytest.raises(UnknownSelector):
+            expand_selector(bad)
+
+
+def test_selection_precedence() -> None:
+    assert select_codes(["NAN"], ["NAN0"], ["NAN001"]) == {"NAN001", "NAN101", "NAN900"}
+    assert "NAN001" not in select_codes(None, ["NAN001"], [])
+    # invalid-syntax is always reported: a file that does not parse was not checked.
+    assert "NAN900" in select_codes(["NAN001"], [], [])
