@@ -9,7 +9,8 @@ import pytest
 from nanlint.linter import Linter
 from nanlint.settings import Settings
 
-CHECK_FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "check").glob("*.py"))
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+CHECK_FIXTURES = sorted((FIXTURES / "check").glob("*.py")) + [FIXTURES / "example.py"]
 MARKER = re.compile(r"#\s*error:\s*(?P<codes>NAN\d{3}(?:\s*,\s*NAN\d{3})*)")
 
 
