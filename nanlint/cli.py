@@ -1,14 +1,18 @@
 """The `nanlint` command: `nanlint check [PATHS]` (or just `nanlint PATHS`) and `nanlint rule CODE`.
 
-Exit codes, as ruff's: 0 nothing found, 1 findings, 2 a usage, configuration or internal error.
+Exit codes, as ruff's: 0 nothing left to report (or everything fixed), 1 findings remain (or, with
+`--exit-non-zero-on-fix`, a file changed; with `--diff`, there is a diff), 2 a usage, configuration or
+internal error, or a file that could not be checked or written.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Optional
 
@@ -17,6 +21,8 @@ import click
 from nanlint import __version__
 from nanlint.config import ConfigError, apply_overrides, find_config, load_settings
 from nanlint.discovery import discover
+from nanlint.fixes import UNSAFE
+from nanlint.fixing import fix_source, write_atomically
 from nanlint.linter import FileResult, Linter
 from nanlint.output import FORMATS, is_fixable, render, render_statistics
 from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
@@ -73,6 +79,12 @@ def cli() -> None:
 @click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit.")
 @click.option("--show-settings", is_flag=True, help="Print the resolved settings, and exit.")
 @click.option("--stdin-filename", help="The name to report for source read from stdin (`-`).")
+@click.option("--fix", is_flag=True, help="Apply safe fixes (the double where).")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply (and show as fixable) the fixes marked unsafe.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 if there is one.")
+@click.option("--fix-only", is_flag=True, help="Apply fixes and report nothing about what is left.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes that were applied.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when a file was changed, even if nothing is left.")
 def check(paths: tuple[str, ...], **options) -> None:
     """Check PATHS (default: the current directory) for NaN-leaking where/select branches."""
     sys.exit(run_check(list(paths), options))
@@ -133,6 +145,7 @@ def run_check(paths: list[str], options: dict) -> int:
     if paths == ["-"]:
         name = options["stdin_filename"] or "-"
         results = [linter.check_source(sys.stdin.read(), name, path=Path(name))]
+        targets: list[Optional[Path]] = [None]
     else:
         found = discover(
             paths or ["."],
@@ -146,10 +159,46 @@ def run_check(paths: list[str], options: dict) -> int:
         if options["show_files"]:
             for path in found.files:
                 click.echo(str(path))
-            return _exit_for(errors, [], options)
+            return _exit_for(errors, [], options, changed=False)
         if not found.files and not errors:
             _warn("no Python files found under the given path(s)")
         results = [linter.check_path(path) for path in found.files]
+        targets = list(found.files)
+
+    fixing = options["fix"] or options["fix_only"] or options["diff"]
+    unsafe = options["unsafe_fixes"]
+    applied: Counter = Counter()
+    fixed_files: list[tuple[str, Counter]] = []
+    diffs: list[str] = []
+    for index, (result, target) in enumerate(zip(results, targets)):
+        for d in result.diagnostics:
+            if d.fix is not None:
+                d.fix.available = d.fix.applies(unsafe)
+        if not fixing or result.error or not any(d.fix and d.fix.applies(unsafe) for d in result.diagnostics):
+            if fixing and target is None and result.source is not None and not options["diff"]:
+                click.echo(result.source, nl=False)  # stdin with --fix: the (unchanged) source
+            continue
+        outcome = fix_source(linter, result, unsafe_fixes=unsafe, path=target)
+        errors += outcome.dropped
+        results[index] = outcome.result
+        for d in outcome.result.diagnostics:
+            if d.fix is not None:
+                d.fix.available = d.fix.applies(unsafe)
+        if options["diff"]:
+            if outcome.changed:
+                diffs.append(_unified_diff(result.filename, result.source or "", outcome.source))
+            continue
+        if target is None:
+            click.echo(outcome.source, nl=False)  # stdin with --fix: the fixed source goes to stdout
+        elif outcome.changed:
+            try:
+                write_atomically(target, outcome.source, result.encoding)
+            except OSError as error:
+                errors.append(f"nanlint: cannot write {result.filename}: {error.strerror or error}")
+                continue
+        applied.update(outcome.applied)
+        if outcome.changed:
+            fixed_files.append((result.filename, outcome.applied))
 
     diagnostics = []
     sources: dict[str, str] = {}
@@ -162,8 +211,17 @@ def run_check(paths: list[str], options: dict) -> int:
     diagnostics.sort(key=lambda d: d.sort_key())
     for line in errors:
         _error_line(line)
-    _report(diagnostics, sources, options, settings)
-    return _exit_for(errors, diagnostics, options)
+    if options["diff"]:
+        click.echo("".join(diffs), nl=False)
+        return EXIT_ERROR if errors else (EXIT_FINDINGS if diffs else EXIT_CLEAN)
+    stdin_fix = paths == ["-"] and fixing
+    if options["show_fixes"] and fixed_files:
+        click.echo(_fixes_text(fixed_files), err=stdin_fix)
+    if not options["fix_only"]:
+        _report(diagnostics, sources, options, settings, applied=sum(applied.values()), to_stderr=stdin_fix)
+    if options["fix_only"]:
+        diagnostics = []
+    return _exit_for(errors, diagnostics, options, changed=bool(fixed_files))
 
 
 def resolve_settings(paths: list[str], options: dict) -> tuple[Settings, list[str]]:
@@ -205,7 +263,7 @@ def _apply_cli(settings: Settings, options: dict) -> Settings:
     return dataclasses.replace(settings, **changes)
 
 
-def _report(diagnostics, sources: dict[str, str], options: dict, settings: Settings) -> None:
+def _report(diagnostics, sources: dict[str, str], options: dict, settings: Settings, *, applied: int = 0, to_stderr: bool = False) -> None:
     fmt = options["output_format"] or "full"
     output_file = options["output_file"]
     color = output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
@@ -214,28 +272,52 @@ def _report(diagnostics, sources: dict[str, str], options: dict, settings: Setti
     else:
         text = render(diagnostics, fmt, sources=sources, color=color, width=_width())
         if fmt in TEXT_FORMATS:
-            text += _summary(diagnostics)
+            text += _summary(diagnostics, applied)
     if output_file:
         try:
             Path(output_file).write_text(text, encoding="utf-8")
         except OSError as error:
             _error(f"cannot write {output_file}: {error.strerror or error}")
     else:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, err=to_stderr)
 
 
-def _summary(diagnostics) -> str:
-    if not diagnostics:
+def _summary(diagnostics, applied: int) -> str:
+    total = len(diagnostics) + applied
+    if not total:
         return "All checks passed!\n"
-    noun = "finding" if len(diagnostics) == 1 else "findings"
+    noun = "finding" if total == 1 else "findings"
+    if applied:
+        left = f"{len(diagnostics)} remaining" if diagnostics else "none remaining"
+        return f"Found {total} {noun} ({applied} fixed, {left}).\n"
     fixable = sum(1 for d in diagnostics if is_fixable(d))
+    hidden = sum(1 for d in diagnostics if d.fix is not None and d.fix.edits and d.fix.applicability == UNSAFE and not d.fix.available)
     extra = f" ({fixable} fixable with `--fix`)" if fixable else ""
-    return f"Found {len(diagnostics)} {noun}{extra}.\n"
+    hint = f"\n{hidden} hidden {'fix' if hidden == 1 else 'fixes'} can be enabled with `--unsafe-fixes`." if hidden else ""
+    return f"Found {total} {noun}{extra}.{hint}\n"
 
 
-def _exit_for(errors: list[str], diagnostics, options: dict) -> int:
+def _fixes_text(fixed_files: list[tuple[str, Counter]]) -> str:
+    total = sum(sum(c.values()) for _, c in fixed_files)
+    lines = [f"Fixed {total} {'finding' if total == 1 else 'findings'}:"]
+    for filename, counts in fixed_files:
+        lines.append(f"- {filename}:")
+        lines += [f"    {count} × {code} ({BY_CODE[code].NAME})" for code, count in sorted(counts.items())]
+    return "\n".join(lines)
+
+
+def _unified_diff(filename: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{filename}", tofile=f"b/{filename}"
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _exit_for(errors: list[str], diagnostics, options: dict, *, changed: bool) -> int:
     if errors:
         return EXIT_ERROR
+    if options["exit_non_zero_on_fix"] and changed:
+        return EXIT_FINDINGS
     if diagnostics and not options["exit_zero"]:
         return EXIT_FINDINGS
     return EXIT_CLEAN

@@ -149,6 +149,11 @@ class Detector:
                         found.append(site)
         return found
 
+    def branches_of(self, call: cst.Call, scope: Scope) -> list[Branch]:
+        """The branches of `call` if it is a select, else []."""
+        resolved = self._resolve_select(call, _Env(self, scope, self.position(call)))
+        return self._branches(call, resolved[0], resolved[2]) if resolved is not None else []
+
     def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
         qualified = env.qualified(call.func)
         hit = self.catalog.select(qualified)

@@ -15,6 +15,7 @@ import libcst as cst
 from nanlint.catalog_view import CatalogView
 from nanlint.detector import Detector, LeakSite
 from nanlint.diagnostics import Diagnostic, Location, Related
+from nanlint.fixer import FixPlanner
 from nanlint.rules import BY_CODE, expand_selector, select_codes
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
 from nanlint.settings import Settings
@@ -87,12 +88,14 @@ class Linter:
             result.error = f"nanlint: {filename}: too deeply nested to analyse"
             return result
         suppressions = parse_suppressions(source, blanket_noqa=self.settings.blanket_noqa)
+        planner = FixPlanner(detector, source)
         for site in sites:
             if site.code not in self.codes or site.code in ignored:
                 continue
             diagnostic = build_diagnostic(site, detector, filename)
             lines, above = _suppression_lines(site, detector)
             if not suppressions.covers(site.code, lines, above):
+                diagnostic.fix = planner.plan(site, diagnostic.fix_title or BY_CODE[site.code].SUMMARY)
                 result.diagnostics.append(diagnostic)
         result.diagnostics = _dedupe(sorted(result.diagnostics, key=Diagnostic.sort_key))
         return result

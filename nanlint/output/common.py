@@ -9,13 +9,14 @@ from nanlint.diagnostics import Diagnostic
 
 # Python's own line breaks. str.splitlines() would also split on \f, \v and \x1c-\x1e, which
 # would shift every row after them away from the rows the checker reported.
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def is_fixable(diagnostic: Diagnostic) -> bool:
-    """A display-only fix is advice for a human; only safe and unsafe fixes can be applied."""
+    """Whether this run can apply the fix: a display-only fix is advice for a human, and an unsafe
+    one counts only with --unsafe-fixes (the command sets `available`)."""
     fix = diagnostic.fix
-    return fix is not None and fix.applicability != "display-only"
+    return fix is not None and fix.applicability != "display-only" and getattr(fix, "available", True)
 
 
 def posix_path(filename: str) -> str:
@@ -24,4 +25,4 @@ def posix_path(filename: str) -> str:
 
 
 def split_lines(source: str) -> list[str]:
-    return _LINE_BREAK.split(source)
+    return LINE_BREAK.split(source)

@@ -1,0 +1,103 @@
+"""Apply fixes to a file until nothing changes, without ever writing a broken or half-written file.
+
+Each round lints the current text, applies the non-overlapping fixes that this run allows, and keeps
+the result only if it still parses and every applied fix removed its finding; otherwise the fixes
+are tried one at a time and the ones that misbehave are dropped and reported. Writing goes through a
+temporary file and a rename, keeping the file's mode, encoding, BOM and line endings.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from nanlint.diagnostics import Diagnostic
+from nanlint.fixes import apply_edits, overlaps
+from nanlint.linter import FileResult, Linter
+from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
+
+MAX_ROUNDS = 20
+
+
+@dataclass
+class FixOutcome:
+    source: str
+    result: FileResult  # the findings left after fixing
+    applied: Counter = field(default_factory=Counter)  # code -> fixes applied
+    dropped: list[str] = field(default_factory=list)  # one line per fix that was not applied
+
+    @property
+    def changed(self) -> bool:
+        return sum(self.applied.values()) > 0
+
+
+def fix_source(linter: Linter, result: FileResult, *, unsafe_fixes: bool, path: Optional[Path] = None) -> FixOutcome:
+    source = result.source or ""
+    outcome = FixOutcome(source, result)
+    rejected: set[tuple] = set()
+    for _ in range(MAX_ROUNDS):
+        candidates = [
+            d for d in outcome.result.diagnostics if d.fix is not None and d.fix.applies(unsafe_fixes) and _key(d) not in rejected
+        ]
+        if not candidates:
+            break
+        batch = _non_overlapping(candidates)
+        attempt = _attempt(linter, outcome, batch, path)
+        if attempt is None and len(batch) > 1:
+            batch = batch[:1]
+            attempt = _attempt(linter, outcome, batch, path)
+        if attempt is None:
+            rejected.add(_key(batch[0]))
+            d = batch[0]
+            outcome.dropped.append(
+                f"nanlint: {d.filename}:{d.location.row}:{d.location.column}: {d.code} fix not applied: it would break the file or its findings"
+            )
+            continue
+        outcome.source, outcome.result = attempt
+        outcome.applied.update(d.code for d in batch)
+    return outcome
+
+
+def _attempt(linter: Linter, outcome: FixOutcome, batch: list[Diagnostic], path: Optional[Path]):
+    new_source = apply_edits(outcome.source, [e for d in batch for e in d.fix.edits])
+    new_result = linter.check_source(new_source, outcome.result.filename, path=path)
+    if new_result.error or any(d.code == InvalidSyntax.CODE for d in new_result.diagnostics):
+        return None
+    # Each fix must remove its own finding and add none: anything else is a fix gone wrong.
+    if len(new_result.diagnostics) > len(outcome.result.diagnostics) - len(batch):
+        return None
+    return new_source, new_result
+
+
+def _non_overlapping(candidates: list[Diagnostic]) -> list[Diagnostic]:
+    chosen: list[Diagnostic] = []
+    for d in candidates:
+        if not any(overlaps(d.fix.edits, c.fix.edits) for c in chosen):
+            chosen.append(d)
+    return chosen
+
+
+def _key(d: Diagnostic) -> tuple:
+    return (d.code, d.message, tuple(e.content for e in d.fix.edits))
+
+
+def write_atomically(path: Path, text: str, encoding: str) -> None:
+    """Replace `path` with `text` in one rename: readers see the old file or the new one, never half."""
+    data = text.encode(encoding)
+    mode = path.stat().st_mode & 0o7777
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".nanlint")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
