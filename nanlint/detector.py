@@ -176,8 +176,10 @@ class Detector:
                 return []  # where(c) returns indices: not a select
             return [Branch("true", true, True, cond), Branch("false", false, False, cond)]
         if sel.kind == "select_n":
+            which = _arg(call, cond_spec)
             cases = [a.value for a in call.args[1:] if a.keyword is None and not a.star]
-            return [Branch(f"case {i}", case, None, None) for i, case in enumerate(cases)] if len(cases) > 1 else []
+            # `which` picks the case; its values are indices, not a predicate on the argument (polarity None).
+            return [Branch(f"case {i}", case, None, which) for i, case in enumerate(cases)] if len(cases) > 1 and which is not None else []
         if sel.kind == "select_list":
             return _select_list_branches(call, sel)
         return [Branch("clamped", expr, None, None) for spec in specs if (expr := _arg(call, spec, receiver)) is not None]

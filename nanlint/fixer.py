@@ -192,9 +192,19 @@ class FixPlanner:
             indent = re.match(r"[ \t]*", self.lines[row - 1]).group(0)
             insert = Edit(f"{indent}{name} = {cond_text}{self.newline}", Location(row, 1), Location(row, 1))
             return name, [insert, self._replace(cond, name)]
-        if site.method_form:
-            return None  # the receiver is evaluated before the condition: `:=` would come too late
+        if site.method_form or self._in_comprehension_iterable(site.select):
+            # The receiver is evaluated before the condition, and `:=` is not allowed in an iterable.
+            return None
         return name, [self._replace(cond, f"({name} := {cond_text})")]
+
+    def _in_comprehension_iterable(self, node: cst.CSTNode) -> bool:
+        parents = self._parent_map()
+        child, current = node, parents.get(node)
+        while current is not None:
+            if isinstance(current, cst.CompFor) and child is current.iter:
+                return True
+            child, current = current, parents.get(current)
+        return False
 
     def _statement_for(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The statement line holding `node`, if a new statement can go right before it."""
@@ -266,12 +276,11 @@ class FixPlanner:
         return self.detector.code(node)
 
     def _replace(self, node: cst.CSTNode, text: str) -> Edit:
-        code_range = self.detector.positions[node]
-        return Edit(
-            text,
-            Location(code_range.start.line, code_range.start.column + 1),
-            Location(code_range.end.line, code_range.end.column + 1),
-        )
+        """Replace `node` with `text`; the node's own parentheses are part of it (its code includes them)."""
+        positions = self.detector.positions
+        start = positions[node.lpar[0] if getattr(node, "lpar", None) else node].start
+        end = positions[node.rpar[-1] if getattr(node, "rpar", None) else node].end
+        return Edit(text, Location(start.line, start.column + 1), Location(end.line, end.column + 1))
 
 
 def _where_mask(func_text: str, polarity: Optional[bool]):

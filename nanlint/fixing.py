@@ -20,7 +20,7 @@ from nanlint.fixes import apply_edits, overlaps
 from nanlint.linter import FileResult, Linter
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
 
-MAX_ROUNDS = 20
+MAX_ROUNDS = 100  # as ruff: a fix that needs more rounds than this is not converging
 
 
 @dataclass
@@ -47,15 +47,15 @@ def fix_source(linter: Linter, result: FileResult, *, unsafe_fixes: bool, path: 
             break
         batch = _non_overlapping(candidates)
         attempt = _attempt(linter, outcome, batch, path)
-        if attempt is None and len(batch) > 1:
-            batch = batch[:1]
-            attempt = _attempt(linter, outcome, batch, path)
         if attempt is None:
-            rejected.add(_key(batch[0]))
-            d = batch[0]
-            outcome.dropped.append(
-                f"nanlint: {d.filename}:{d.location.row}:{d.location.column}: {d.code} fix not applied: it would break the file or its findings"
-            )
+            # Find the fixes that misbehave on their own, drop them, and go on with the rest.
+            for d in batch:
+                if _attempt(linter, outcome, [d], path) is None:
+                    rejected.add(_key(d))
+                    outcome.dropped.append(
+                        f"nanlint: {d.filename}:{d.location.row}:{d.location.column}: {d.code} fix not applied: "
+                        "it would break the file or its findings"
+                    )
             continue
         outcome.source, outcome.result = attempt
         outcome.applied.update(d.code for d in batch)
@@ -64,6 +64,8 @@ def fix_source(linter: Linter, result: FileResult, *, unsafe_fixes: bool, path: 
 
 def _attempt(linter: Linter, outcome: FixOutcome, batch: list[Diagnostic], path: Optional[Path]):
     new_source = apply_edits(outcome.source, [e for d in batch for e in d.fix.edits])
+    if not _compiles(new_source):
+        return None
     new_result = linter.check_source(new_source, outcome.result.filename, path=path)
     if new_result.error or any(d.code == InvalidSyntax.CODE for d in new_result.diagnostics):
         return None
@@ -71,6 +73,16 @@ def _attempt(linter: Linter, outcome: FixOutcome, batch: list[Diagnostic], path:
     if len(new_result.diagnostics) > len(outcome.result.diagnostics) - len(batch):
         return None
     return new_source, new_result
+
+
+def _compiles(source: str) -> bool:
+    """The compiler's own check, which also catches what the grammar allows but Python rejects
+    (`:=` in a comprehension's iterable, for one)."""
+    try:
+        compile(source, "<nanlint fix>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _non_overlapping(candidates: list[Diagnostic]) -> list[Diagnostic]:

@@ -38,7 +38,8 @@ def test_findings_exit_1_with_ruff_like_text(project: Path) -> None:
     assert "src/leak.py:5:29: NAN001" in proc.stdout
     assert "^^^^^^^^^^^" in proc.stdout  # the leaking op underlined
     assert "help: Mask the argument" in proc.stdout
-    assert proc.stdout.rstrip().endswith("Found 1 finding.")
+    assert proc.stdout.rstrip().endswith("Found 1 finding (1 fixable with `--fix`).")
+    assert "NAN001 [*]" in proc.stdout
 
 
 def test_shorthand_without_check(project: Path) -> None:
@@ -69,7 +70,12 @@ def test_json_has_ruff_fields_and_nanlint_extras(project: Path) -> None:
     assert finding["name"] == "where-branch-singular-op"
     assert finding["location"] == {"row": 5, "column": 29}
     assert finding["end_location"] == {"row": 5, "column": 40}
-    assert finding["fix"] is None and finding["noqa_row"] == 5
+    assert finding["noqa_row"] == 5
+    assert finding["fix"] == {
+        "applicability": "safe",
+        "message": "Mask the argument with an inner `jnp.where` (double where), safe value 1.0",
+        "edits": [{"content": "jnp.where(x > 0, x, 1.0)", "location": {"row": 5, "column": 38}, "end_location": {"row": 5, "column": 39}}],
+    }
     assert finding["url"].endswith("/NAN001")
     assert (finding["framework"], finding["op"], finding["branch"]) == ("jax", "sqrt", "true")
     assert finding["filename"].endswith("leak.py")

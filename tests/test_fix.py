@@ -1,0 +1,184 @@
+"""The autofix: fixture pairs, fix properties over every fixture, and the command's fix modes."""
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nanlint.fixes import SAFE, UNSAFE, Edit
+from nanlint.fixing import fix_source
+from nanlint.linter import Linter, decode_source
+from nanlint.settings import Settings
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+PAIRS = sorted(p for p in (FIXTURES / "fix").glob("*.py") if not p.name.endswith(".fixed.py"))
+EVERY_SOURCE = PAIRS + sorted((FIXTURES / "check").glob("*.py")) + [FIXTURES / "example.py"]
+
+
+def fixed_text(path: Path, unsafe: bool = True) -> str:
+    linter = Linter(Settings())
+    return fix_source(linter, linter.check_path(path), unsafe_fixes=unsafe, path=path).source
+
+
+def read(path: Path) -> str:
+    return decode_source(path.read_bytes(), path.name)[0]
+
+
+@pytest.mark.parametrize("path", PAIRS, ids=lambda p: p.name)
+def test_fix_matches_expected_file(path: Path) -> None:
+    assert fixed_text(path) == read(path.with_name(path.stem + ".fixed.py"))
+
+
+def write_fixed(path: Path, directory: Path) -> Path:
+    fixed = directory / path.name
+    fixed.write_bytes(fixed_text(path).encode(decode_source(path.read_bytes(), path.name)[1]))
+    return fixed
+
+
+@pytest.mark.parametrize("path", EVERY_SOURCE, ids=lambda p: p.name)
+def test_fixing_twice_equals_fixing_once(path: Path, tmp_path: Path) -> None:
+    once = write_fixed(path, tmp_path)
+    assert fixed_text(once) == read(once)
+
+
+@pytest.mark.parametrize("path", [p for p in EVERY_SOURCE if p.name != "syntax_error.py"], ids=lambda p: p.name)
+def test_fixed_file_compiles_and_has_no_fixable_findings_left(path: Path, tmp_path: Path) -> None:
+    fixed = write_fixed(path, tmp_path)
+    compile(read(fixed), str(fixed), "exec")
+    left = Linter(Settings()).check_path(fixed).diagnostics
+    assert [d for d in left if d.fix is not None and d.fix.applies(True)] == []
+
+
+def test_a_fix_that_breaks_the_file_is_dropped_and_reported() -> None:
+    """The safety net under every fix: a broken edit is never applied; the next round plans afresh."""
+    linter = Linter(Settings())
+    result = linter.check_source(LEAK + LEAK.replace("def f", "def g"), "m.py")
+    first, second = result.diagnostics
+    first.fix.edits = [Edit("jnp.where(x > 0,", e.location, e.end_location) for e in first.fix.edits]
+    outcome = fix_source(linter, result, unsafe_fixes=False)
+    assert outcome.dropped == ["nanlint: m.py:5:29: NAN001 fix not applied: it would break the file or its findings"]
+    # The broken edit never reached the text; re-planned from the file, f's real fix was then applied.
+    assert outcome.source == FIXED + FIXED.replace("def f", "def g")
+
+
+def test_applicability_is_decided_per_site() -> None:
+    result = Linter(Settings()).check_path(FIXTURES / "fix" / "jax_fixes.py")
+    by_line = {d.location.row: d.fix.applicability for d in result.diagnostics}
+    assert by_line[12] == SAFE  # pure condition
+    assert by_line[77] == UNSAFE  # random condition: hoisted
+    assert by_line[73] == UNSAFE  # indirect: the definition is rewritten
+    display_only = Linter(Settings()).check_source(
+        "import jax.numpy as jnp\njnp.where(jnp.any(v != 0), jnp.linalg.norm(v), 0.0)\n", "n.py"
+    ).diagnostics
+    assert display_only[0].fix.applicability == "display-only" and display_only[0].fix.edits == []
+
+
+def test_no_fix_for_rules_without_one() -> None:
+    source = "import jax.numpy as jnp\njnp.where(x >= 0, jnp.sqrt(x), 0.0)\njnp.maximum(jnp.log(x), -1.0)\n"
+    assert [d.fix for d in Linter(Settings()).check_source(source, "n.py").diagnostics] == [None, None]
+
+
+# --- the command ---------------------------------------------------------------------------------
+def nanlint(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "nanlint", *args], cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120)
+
+
+LEAK = "import jax.numpy as jnp\n\n\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0)  # keep me\n"
+FIXED = "import jax.numpy as jnp\n\n\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)  # keep me\n"
+RANDOM = "import torch\n\n\ndef f(x):\n    return torch.where(torch.rand_like(x) > 0.5, torch.sqrt(x), 0.0)\n"
+
+
+def test_fix_writes_and_exits_0_when_nothing_is_left(tmp_path: Path) -> None:
+    target = tmp_path / "m.py"
+    target.write_text(LEAK)
+    target.chmod(0o640)
+    proc = nanlint("check", "--fix", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert target.read_text() == FIXED
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert "Found 1 finding (1 fixed, none remaining)." in proc.stdout
+    assert list(tmp_path.iterdir()) == [target]  # no temporary file left behind
+
+
+def test_exit_non_zero_on_fix_and_show_fixes(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(LEAK)
+    proc = nanlint("check", "--fix", "--exit-non-zero-on-fix", "--show-fixes", "m.py", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "Fixed 1 finding:" in proc.stdout and "1 × NAN001 (where-branch-singular-op)" in proc.stdout
+    assert nanlint("check", "--fix", "--exit-non-zero-on-fix", "m.py", cwd=tmp_path).returncode == 0
+
+
+def test_diff_writes_nothing_and_exits_1(tmp_path: Path) -> None:
+    target = tmp_path / "m.py"
+    target.write_text(LEAK)
+    proc = nanlint("check", "--diff", "m.py", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("--- a/m.py\n+++ b/m.py\n")
+    assert "+    return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)  # keep me" in proc.stdout
+    assert target.read_text() == LEAK
+    target.write_text(FIXED)
+    clean = nanlint("check", "--diff", "m.py", cwd=tmp_path)
+    assert clean.returncode == 0 and clean.stdout == ""
+
+
+def test_unsafe_fixes_need_the_flag(tmp_path: Path) -> None:
+    target = tmp_path / "m.py"
+    target.write_text(RANDOM)
+    proc = nanlint("check", "--fix", "m.py", cwd=tmp_path)
+    assert proc.returncode == 1 and target.read_text() == RANDOM
+    assert "1 hidden fix can be enabled with `--unsafe-fixes`." in proc.stdout
+    assert "[*]" not in proc.stdout
+    proc = nanlint("check", "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert "    ok = torch.rand_like(x) > 0.5\n    return torch.where(ok, torch.sqrt(torch.where(ok, x, 1.0)), 0.0)\n" in target.read_text()
+
+
+def test_fix_only_reports_nothing(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(LEAK.replace("x > 0", "x >= 0") + LEAK.replace("def f", "def g"))
+    proc = nanlint("check", "--fix-only", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "jnp.where(x > 0, x, 1.0)" in (tmp_path / "m.py").read_text()
+
+
+def test_stdin_fix_prints_the_fixed_source(tmp_path: Path) -> None:
+    proc = nanlint("check", "--fix", "-", "--stdin-filename", "m.py", cwd=tmp_path, stdin=LEAK)
+    assert proc.returncode == 0
+    assert proc.stdout == FIXED
+    unchanged = nanlint("check", "--fix", "-", cwd=tmp_path, stdin="x = 1\n")
+    assert unchanged.stdout == "x = 1\n"
+
+
+def test_crlf_and_bom_survive_the_command(tmp_path: Path) -> None:
+    for name in ("crlf.py", "bom.py"):
+        (tmp_path / name).write_bytes((FIXTURES / "fix" / name).read_bytes())
+    assert nanlint("check", "--fix", ".", cwd=tmp_path).returncode == 0
+    for name in ("crlf.py", "bom.py"):
+        assert (tmp_path / name).read_bytes() == (FIXTURES / "fix" / name.replace(".py", ".fixed.py")).read_bytes()
+
+
+def test_findings_without_an_applicable_fix_leave_the_file_alone(tmp_path: Path) -> None:
+    target = tmp_path / "m.py"
+    source = (FIXTURES / "fix" / "indirect_shared.py").read_text()
+    target.write_text(source)
+    proc = nanlint("check", "--fix", "--unsafe-fixes", "--output-format", "concise", "m.py", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert target.read_text() == source
+    assert "Traceback" not in proc.stderr
+
+
+def test_read_only_file_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root can write into a read-only directory")
+    directory = tmp_path / "ro"
+    directory.mkdir()
+    (directory / "m.py").write_text(LEAK)
+    directory.chmod(0o555)
+    try:
+        proc = nanlint("check", "--fix", "ro/m.py", cwd=tmp_path)
+    finally:
+        directory.chmod(0o755)
+    assert proc.returncode == 2 and "cannot write ro/m.py" in proc.stderr
