@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from nanlint.diagnostics import Location
-from nanlint.output.common import LINE_BREAK
+from nanlint.source_lines import line_starts
 
 SAFE, UNSAFE, DISPLAY_ONLY = "safe", "unsafe", "display-only"
 
@@ -40,11 +40,6 @@ class Fix:
         return self.applicability == SAFE or unsafe_fixes
 
 
-def _line_starts(source: str) -> list[int]:
-    """Offsets where each line begins, with the same line breaks as libcst's positions (\r\n, \r, \n)."""
-    return [0] + [m.end() for m in LINE_BREAK.finditer(source)]
-
-
 def offset_of(location: Location, starts: list[int]) -> int:
     return starts[location.row - 1] + location.column - 1
 
@@ -65,7 +60,7 @@ def _touch(x: Edit, y: Edit) -> bool:
 
 def apply_edits(source: str, edits: list[Edit]) -> str:
     """Apply non-overlapping edits, last first so earlier offsets stay valid."""
-    starts = _line_starts(source)
+    starts = line_starts(source)
     spans = sorted(((offset_of(e.location, starts), offset_of(e.end_location, starts), e.content) for e in edits), reverse=True)
     out = source
     for start, end, content in spans:

@@ -38,6 +38,9 @@ def test_findings_exit_1_with_ruff_like_text(project: Path) -> None:
     assert "src/leak.py:5:29: NAN001" in proc.stdout
     assert "^^^^^^^^^^^" in proc.stdout  # the leaking op underlined
     assert "help: Mask the argument" in proc.stdout
+    # The fix, shown as ruff does under the help line.
+    assert "  -     return jnp.where(x > 0, jnp.sqrt(x), 0.0)\n" in proc.stdout
+    assert "  +     return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)\n" in proc.stdout
     assert proc.stdout.rstrip().endswith("Found 1 finding (1 fixable with `--fix`).")
     assert "NAN001 [*]" in proc.stdout
 

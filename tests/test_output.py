@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 import nanlint
 from nanlint.diagnostics import DOCS_URL, Diagnostic, Location, Related
+from nanlint.fixes import Edit, Fix
 from nanlint.output import FORMATS, is_fixable, render, render_statistics
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -55,24 +55,8 @@ JSON_FIELDS = [
 ]
 
 
-@dataclass
-class FakeFix:
-    """A stand-in for the fixer's record: the three attributes the output reads."""
-
-    applicability: str
-    message: str | None
-    edits: list[dict] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        return {"applicability": self.applicability, "message": self.message, "edits": self.edits}
-
-
-def edit(content: str, start: tuple[int, int], end: tuple[int, int]) -> dict:
-    return {
-        "content": content,
-        "location": {"row": start[0], "column": start[1]},
-        "end_location": {"row": end[0], "column": end[1]},
-    }
+def edit(content: str, start: tuple[int, int], end: tuple[int, int]) -> Edit:
+    return Edit(content, Location(*start), Location(*end))
 
 
 def diag(code: str, row: int, col: int, end_row: int, end_col: int, message: str, **kw) -> Diagnostic:
@@ -115,7 +99,7 @@ def fixable(applicability: str = "safe") -> Diagnostic:
         19,
         "`log` is singular at 0",
         fix_title="Use the double-where pattern",
-        fix=FakeFix(
+        fix=Fix(
             applicability,
             "Guard the input with a second `where`",
             [edit("jnp.log(jnp.where(x > 0, x, 1.0))", (5, 9), (5, 19))],
@@ -129,11 +113,8 @@ def all_diagnostics() -> list[Diagnostic]:
 
 @pytest.fixture
 def rules():
-    """`Diagnostic.url` and the SARIF rule table need the registry, which other work is still filling in."""
-    try:
-        import nanlint.rules as registry
-    except ImportError as exc:
-        pytest.skip(f"nanlint.rules is not importable yet: {exc}")
+    import nanlint.rules as registry
+
     return registry
 
 
@@ -359,7 +340,9 @@ def test_json_round_trips_with_ruffs_field_names(rules):
     assert data[1]["fix"] == {
         "applicability": "safe",
         "message": "Guard the input with a second `where`",
-        "edits": [edit("jnp.log(jnp.where(x > 0, x, 1.0))", (5, 9), (5, 19))],
+        "edits": [
+            {"content": "jnp.log(jnp.where(x > 0, x, 1.0))", "location": {"row": 5, "column": 9}, "end_location": {"row": 5, "column": 19}}
+        ],
     }
     assert data[2]["related"] == [
         {"message": "`y` is defined here", "location": {"row": 5, "column": 5}, "end_location": {"row": 5, "column": 19}}

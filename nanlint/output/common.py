@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePath
 
 from nanlint.diagnostics import Diagnostic
+from nanlint.source_lines import split_lines  # noqa: F401  (re-exported for the formats)
 
-# Python's own line breaks. str.splitlines() would also split on \f, \v and \x1c-\x1e, which
-# would shift every row after them away from the rows the checker reported.
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def is_fixable(diagnostic: Diagnostic) -> bool:
@@ -24,5 +21,3 @@ def posix_path(filename: str) -> str:
     return PurePath(filename).as_posix()
 
 
-def split_lines(source: str) -> list[str]:
-    return LINE_BREAK.split(source)

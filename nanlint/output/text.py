@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from nanlint.diagnostics import Diagnostic, Location
+from nanlint.fixes import apply_edits
 from nanlint.output.common import is_fixable, split_lines
 
 CONTEXT_LINES = 2  # ruff shows two lines either side of the range
@@ -28,6 +29,8 @@ GUTTER_STYLE = "bold blue"
 CARET_STYLE = "bold red"
 HELP_STYLE = "bold cyan"
 NOTE_STYLE = "bold"
+REMOVED_STYLE = "red"
+ADDED_STYLE = "green"
 
 UNSAFE_NOTE = "This is an unsafe fix and may change runtime behavior"
 
@@ -45,6 +48,8 @@ def render_full(diagnostics: list[Diagnostic], *, sources: dict[str, str], color
             lines.extend(_frame(d, split_lines(source), width))
         if d.fix_title:
             lines.append(Text.assemble(("help:", HELP_STYLE), f" {d.fix_title}"))
+        if source is not None and d.fix is not None and d.fix.edits:
+            lines.extend(_fix_preview(d, source))
         for related in d.related:
             lines.append(
                 Text.assemble(("note:", NOTE_STYLE), " ", _position(d.filename, related.location), f" {related.message}")
@@ -54,6 +59,21 @@ def render_full(diagnostics: list[Diagnostic], *, sources: dict[str, str], color
         # ruff ends every full diagnostic with a blank line, so a summary printed after them stands apart.
         lines.append(Text())
     return _to_string(lines, color=color, width=width)
+
+
+def _fix_preview(d: Diagnostic, source: str) -> list[Text]:
+    """The lines the fix changes, as `-`/`+` pairs, the way ruff shows a fix under its help line."""
+    first = min(e.location.row for e in d.fix.edits)
+    last = max(e.end_location.row for e in d.fix.edits)
+    before = split_lines(source)
+    after = split_lines(apply_edits(source, d.fix.edits))
+    added = len(after) - len(before)
+    rows: list[Text] = []
+    for line in before[first - 1 : last]:
+        rows.append(Text.assemble(("  - ", REMOVED_STYLE), (_printable(line), REMOVED_STYLE)))
+    for line in after[first - 1 : last + added]:
+        rows.append(Text.assemble(("  + ", ADDED_STYLE), (_printable(line), ADDED_STYLE)))
+    return rows
 
 
 def _header(d: Diagnostic) -> Text:

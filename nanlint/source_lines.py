@@ -1,0 +1,16 @@
+"""Lines of source text, broken where Python and libcst break them (\r\n, \r, \n)."""
+
+import re
+
+# str.splitlines() would also split on \f, \v and \x1c-\x1e, shifting every row after them away from
+# the rows libcst reports.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(source: str) -> list[str]:
+    return LINE_BREAK.split(source)
+
+
+def line_starts(source: str) -> list[int]:
+    """Offsets where each line begins."""
+    return [0] + [m.end() for m in LINE_BREAK.finditer(source)]
