@@ -160,7 +160,8 @@ def run_check(paths: list[str], options: dict) -> int:
             for path in found.files:
                 click.echo(str(path))
             return _exit_for(errors, [], options, changed=False)
-        if not found.files and not errors:
+        # pre-commit passes files explicitly; when --force-exclude drops them all, that is not news.
+        if not found.files and not errors and not (settings.force_exclude and paths):
             _warn("no Python files found under the given path(s)")
         results = [linter.check_path(path) for path in found.files]
         targets = list(found.files)
