@@ -23,6 +23,9 @@ from nanlint.config import ConfigError, apply_overrides, find_config, load_setti
 from nanlint.discovery import discover
 from nanlint.fixes import UNSAFE
 from nanlint.fixing import fix_source, write_atomically
+from nanlint.verify.harness import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
+from nanlint.verify.harness import verify as verify_findings
+from nanlint.verify.report import render as verification_report
 from nanlint.linter import FileResult, Linter
 from nanlint.output import FORMATS, is_fixable, render, render_statistics
 from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
@@ -60,34 +63,61 @@ def cli() -> None:
     """Find where()/select branches that leak NaN gradients in JAX, TensorFlow and PyTorch code."""
 
 
+_CHECK_OPTIONS = [
+    click.argument("paths", nargs=-1, type=str),
+    click.option("--select", multiple=True, help="Rules to enable: codes, prefixes (NAN0), names or ALL. Comma-separated."),
+    click.option("--ignore", multiple=True, help="Rules to disable, as --select."),
+    click.option("--extend-select", multiple=True, help="Rules to enable on top of the selected ones."),
+    click.option("--per-file-ignores", multiple=True, help="GLOB:CODES, e.g. 'tests/*:NAN001'."),
+    click.option("--exclude", multiple=True, help="Glob patterns to exclude, replacing the defaults."),
+    click.option("--extend-exclude", multiple=True, help="Glob patterns to exclude, on top of the defaults."),
+    click.option("--force-exclude/--no-force-exclude", default=None, help="Apply excludes to paths passed explicitly too (pre-commit)."),
+    click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files ignored by .gitignore (default: on)."),
+    click.option("--output-format", type=click.Choice(FORMATS), default=None, help="How to print findings (default: full)."),
+    click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write findings to this file."),
+    click.option("--statistics", is_flag=True, help="Print a count per rule instead of the findings."),
+    click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
+    click.option("--config", "config_options", multiple=True, help="A config file, or a KEY=VALUE override of one setting."),
+    click.option("--isolated", is_flag=True, help="Ignore all configuration files."),
+    click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit."),
+    click.option("--show-settings", is_flag=True, help="Print the resolved settings, and exit."),
+    click.option("--stdin-filename", help="The name to report for source read from stdin (`-`)."),
+    click.option("--dtype", type=click.Choice(["float32", "float64", "float16"]), default="float32", help="Probe dtype for verification."),
+    click.option("--verify-timeout", type=float, default=DEFAULT_TIMEOUT_S, help="Seconds a verification worker may run."),
+]
+_FIX_OPTIONS = [
+    click.option("--fix", is_flag=True, help="Apply safe fixes (the double where)."),
+    click.option("--unsafe-fixes", is_flag=True, help="Also apply (and show as fixable) the fixes marked unsafe."),
+    click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 if there is one."),
+    click.option("--fix-only", is_flag=True, help="Apply fixes and report nothing about what is left."),
+    click.option("--show-fixes", is_flag=True, help="List the fixes that were applied."),
+    click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when a file was changed, even if nothing is left."),
+    click.option("--verify", is_flag=True, help="Prove each fix under XLA first; with --fix, apply only verified fixes."),
+]
+
+
+def _with(options):
+    def decorate(function):
+        for option in reversed(options):
+            function = option(function)
+        return function
+
+    return decorate
+
+
 @cli.command()
-@click.argument("paths", nargs=-1, type=str)
-@click.option("--select", multiple=True, help="Rules to enable: codes, prefixes (NAN0), names or ALL. Comma-separated.")
-@click.option("--ignore", multiple=True, help="Rules to disable, as --select.")
-@click.option("--extend-select", multiple=True, help="Rules to enable on top of the selected ones.")
-@click.option("--per-file-ignores", multiple=True, help="GLOB:CODES, e.g. 'tests/*:NAN001'.")
-@click.option("--exclude", multiple=True, help="Glob patterns to exclude, replacing the defaults.")
-@click.option("--extend-exclude", multiple=True, help="Glob patterns to exclude, on top of the defaults.")
-@click.option("--force-exclude/--no-force-exclude", default=None, help="Apply excludes to paths passed explicitly too (pre-commit).")
-@click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files ignored by .gitignore (default: on).")
-@click.option("--output-format", type=click.Choice(FORMATS), default=None, help="How to print findings (default: full).")
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write findings to this file.")
-@click.option("--statistics", is_flag=True, help="Print a count per rule instead of the findings.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("--config", "config_options", multiple=True, help="A config file, or a KEY=VALUE override of one setting.")
-@click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
-@click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit.")
-@click.option("--show-settings", is_flag=True, help="Print the resolved settings, and exit.")
-@click.option("--stdin-filename", help="The name to report for source read from stdin (`-`).")
-@click.option("--fix", is_flag=True, help="Apply safe fixes (the double where).")
-@click.option("--unsafe-fixes", is_flag=True, help="Also apply (and show as fixable) the fixes marked unsafe.")
-@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 if there is one.")
-@click.option("--fix-only", is_flag=True, help="Apply fixes and report nothing about what is left.")
-@click.option("--show-fixes", is_flag=True, help="List the fixes that were applied.")
-@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when a file was changed, even if nothing is left.")
+@_with(_CHECK_OPTIONS + _FIX_OPTIONS)
 def check(paths: tuple[str, ...], **options) -> None:
     """Check PATHS (default: the current directory) for NaN-leaking where/select branches."""
     sys.exit(run_check(list(paths), options))
+
+
+@cli.command()
+@_with(_CHECK_OPTIONS)
+def verify(paths: tuple[str, ...], **options) -> None:
+    """Prove each finding and its fix under XLA: the NaN gradient before, finite after, values unchanged."""
+    options.update(fix=False, unsafe_fixes=True, diff=False, fix_only=False, show_fixes=False, exit_non_zero_on_fix=False, verify=True)
+    sys.exit(run_check(list(paths), options, verify_command=True))
 
 
 @cli.command()
@@ -128,10 +158,10 @@ def _rule_json(rule_cls) -> dict:
 
 
 # --- check ---------------------------------------------------------------------------------------
-def run_check(paths: list[str], options: dict) -> int:
+def run_check(paths: list[str], options: dict, verify_command: bool = False) -> int:
     try:
         settings, warnings = resolve_settings(paths, options)
-        linter = Linter(settings)
+        linter = Linter(settings, keep_analysis=options["verify"])
     except (ConfigError, UnknownSelector, UsageProblem) as error:
         _error(str(error))
         return EXIT_ERROR
@@ -166,40 +196,19 @@ def run_check(paths: list[str], options: dict) -> int:
         results = [linter.check_path(path) for path in found.files]
         targets = list(found.files)
 
-    fixing = options["fix"] or options["fix_only"] or options["diff"]
     unsafe = options["unsafe_fixes"]
-    applied: Counter = Counter()
-    fixed_files: list[tuple[str, Counter]] = []
-    diffs: list[str] = []
-    for index, (result, target) in enumerate(zip(results, targets)):
+    try:
+        verifier = _Verifier(options) if options["verify"] else None
+        if verifier is not None and not options["fix"] and not options["fix_only"]:
+            verifier.attach(results)
+        fixed_files, applied, diffs = _apply_fixes(linter, results, targets, options, errors, verifier)
+    except BackendMissing as error:
+        _error(str(error))
+        return EXIT_ERROR
+    for result in results:
         for d in result.diagnostics:
             if d.fix is not None:
                 d.fix.available = d.fix.applies(unsafe)
-        if not fixing or result.error or not any(d.fix and d.fix.applies(unsafe) for d in result.diagnostics):
-            if fixing and target is None and result.source is not None and not options["diff"]:
-                click.echo(result.source, nl=False)  # stdin with --fix: the (unchanged) source
-            continue
-        outcome = fix_source(linter, result, unsafe_fixes=unsafe, path=target)
-        errors += outcome.dropped
-        results[index] = outcome.result
-        for d in outcome.result.diagnostics:
-            if d.fix is not None:
-                d.fix.available = d.fix.applies(unsafe)
-        if options["diff"]:
-            if outcome.changed:
-                diffs.append(_unified_diff(result.filename, result.source or "", outcome.source))
-            continue
-        if target is None:
-            click.echo(outcome.source, nl=False)  # stdin with --fix: the fixed source goes to stdout
-        elif outcome.changed:
-            try:
-                write_atomically(target, outcome.source, result.encoding)
-            except OSError as error:
-                errors.append(f"nanlint: cannot write {result.filename}: {error.strerror or error}")
-                continue
-        applied.update(outcome.applied)
-        if outcome.changed:
-            fixed_files.append((result.filename, outcome.applied))
 
     diagnostics = []
     sources: dict[str, str] = {}
@@ -215,14 +224,87 @@ def run_check(paths: list[str], options: dict) -> int:
     if options["diff"]:
         click.echo("".join(diffs), nl=False)
         return EXIT_ERROR if errors else (EXIT_FINDINGS if diffs else EXIT_CLEAN)
-    stdin_fix = paths == ["-"] and fixing
+    stdin_fix = paths == ["-"] and (options["fix"] or options["fix_only"])
     if options["show_fixes"] and fixed_files:
         click.echo(_fixes_text(fixed_files), err=stdin_fix)
+    if verify_command:
+        return _report_verification(diagnostics, sources, options, settings, errors)
     if not options["fix_only"]:
         _report(diagnostics, sources, options, settings, applied=sum(applied.values()), to_stderr=stdin_fix)
     if options["fix_only"]:
         diagnostics = []
     return _exit_for(errors, diagnostics, options, changed=bool(fixed_files))
+
+
+class _Verifier:
+    """Runs the XLA harness for a run's findings, once per fix."""
+
+    def __init__(self, options: dict) -> None:
+        self.dtype = options["dtype"]
+        self.timeout = options["verify_timeout"]
+
+    def attach(self, results: list[FileResult]) -> None:
+        items = [(d, r.detector, r.source) for r in results if r.detector is not None for d in r.diagnostics if d.site is not None]
+        verdicts = verify_findings(items, dtype=self.dtype, timeout_s=self.timeout)
+        for diagnostic, _, _ in items:
+            diagnostic.verification = verdicts.get(id(diagnostic))
+
+    def accept(self, candidates: list, result: FileResult) -> set[int]:
+        """For --fix --verify: the candidates whose fix verified."""
+        self.attach([FileResult(result.filename, result.source, candidates, detector=result.detector)])
+        return {id(d) for d in candidates if d.verification is not None and d.verification.status == VERIFIED}
+
+
+def _apply_fixes(linter, results, targets, options, errors, verifier):
+    fixing = options["fix"] or options["fix_only"] or options["diff"]
+    unsafe = options["unsafe_fixes"]
+    applied: Counter = Counter()
+    fixed_files: list[tuple[str, Counter]] = []
+    diffs: list[str] = []
+    for index, (result, target) in enumerate(zip(results, targets)):
+        fixable = any(d.fix and d.fix.applies(unsafe) for d in result.diagnostics)
+        if not fixing or result.error or not fixable:
+            if fixing and target is None and result.source is not None and not options["diff"]:
+                click.echo(result.source, nl=False)  # stdin with --fix: the (unchanged) source
+            continue
+        accept = verifier.accept if verifier is not None and not options["diff"] else None
+        outcome = fix_source(linter, result, unsafe_fixes=unsafe, path=target, accept=accept)
+        errors += outcome.dropped
+        results[index] = outcome.result
+        if options["diff"]:
+            if outcome.changed:
+                diffs.append(_unified_diff(result.filename, result.source or "", outcome.source))
+            continue
+        if target is None:
+            click.echo(outcome.source, nl=False)  # stdin with --fix: the fixed source goes to stdout
+        elif outcome.changed:
+            try:
+                write_atomically(target, outcome.source, result.encoding)
+            except OSError as error:
+                errors.append(f"nanlint: cannot write {result.filename}: {error.strerror or error}")
+                continue
+        applied.update(outcome.applied)
+        if outcome.changed:
+            fixed_files.append((result.filename, outcome.applied))
+    return fixed_files, applied, diffs
+
+
+def _report_verification(diagnostics, sources, options, settings, errors) -> int:
+    fmt = options["output_format"] or "full"
+    if fmt in TEXT_FORMATS:
+        color = options["output_file"] is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        pairs = [(d, d.verification) for d in diagnostics if d.verification is not None]
+        text = verification_report(pairs, color=color, width=_width())
+        counts = Counter(v.status for _, v in pairs)
+        text += ", ".join(f"{counts[s]} {s}" for s in (VERIFIED, FAILED, UNVERIFIABLE) if counts[s]) or "Nothing to verify."
+        text += "\n"
+        _write(text, options)
+    else:
+        _report(diagnostics, sources, options, settings)
+    if errors:
+        return EXIT_ERROR
+    every = [d.verification for d in diagnostics if d.verification is not None]
+    return EXIT_CLEAN if all(v.status == VERIFIED for v in every) else EXIT_FINDINGS
 
 
 def resolve_settings(paths: list[str], options: dict) -> tuple[Settings, list[str]]:
@@ -274,6 +356,11 @@ def _report(diagnostics, sources: dict[str, str], options: dict, settings: Setti
         text = render(diagnostics, fmt, sources=sources, color=color, width=_width())
         if fmt in TEXT_FORMATS:
             text += _summary(diagnostics, applied)
+    _write(text, options, to_stderr=to_stderr)
+
+
+def _write(text: str, options: dict, *, to_stderr: bool = False) -> None:
+    output_file = options["output_file"]
     if output_file:
         try:
             Path(output_file).write_text(text, encoding="utf-8")

@@ -57,6 +57,8 @@ class Diagnostic:
     related: list[Related] = field(default_factory=list)
     site: Any = field(default=None, repr=False, compare=False)
     fix: Any = None
+    # Set by `nanlint verify` / `--verify`: the XLA verdict on the finding and its fix.
+    verification: Any = None
 
     @property
     def url(self) -> Optional[str]:
@@ -68,8 +70,8 @@ class Diagnostic:
         return (self.filename, self.location.row, self.location.column, self.code)
 
     def to_json(self) -> dict[str, Any]:
-        """ruff's field names, then nanlint's own."""
-        return {
+        """ruff's field names, then nanlint's own (`verification` only when it ran)."""
+        data = {
             "code": self.code,
             "name": self.name,
             "message": self.message,
@@ -84,3 +86,6 @@ class Diagnostic:
             "branch": self.branch,
             "related": [r.to_json() for r in self.related],
         }
+        if self.verification is not None:
+            data["verification"] = self.verification.to_json()
+        return data

@@ -13,7 +13,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from nanlint.diagnostics import Diagnostic
 from nanlint.fixes import apply_edits, overlaps
@@ -35,7 +35,11 @@ class FixOutcome:
         return sum(self.applied.values()) > 0
 
 
-def fix_source(linter: Linter, result: FileResult, *, unsafe_fixes: bool, path: Optional[Path] = None) -> FixOutcome:
+def fix_source(
+    linter: Linter, result: FileResult, *, unsafe_fixes: bool, path: Optional[Path] = None, accept: Optional[Callable] = None
+) -> FixOutcome:
+    """`accept(candidates, result)`, when given, returns the ids of the candidates that may be applied
+    (`--fix --verify` passes the verification harness); the others stay findings."""
     source = result.source or ""
     outcome = FixOutcome(source, result)
     rejected: set[tuple] = set()
@@ -43,6 +47,12 @@ def fix_source(linter: Linter, result: FileResult, *, unsafe_fixes: bool, path: 
         candidates = [
             d for d in outcome.result.diagnostics if d.fix is not None and d.fix.applies(unsafe_fixes) and _key(d) not in rejected
         ]
+        if accept is not None and candidates:
+            allowed = accept(candidates, outcome.result)
+            for d in candidates:
+                if id(d) not in allowed:
+                    rejected.add(_key(d))
+            candidates = [d for d in candidates if id(d) in allowed]
         if not candidates:
             break
         batch = _non_overlapping(candidates)

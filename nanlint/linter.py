@@ -34,16 +34,17 @@ class FileResult:
     source: Optional[str] = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     error: Optional[str] = None
-    # The parsed module and the sites found, for the fixer and the verification harness.
-    module: Optional[cst.Module] = None
     encoding: str = "utf-8"
+    # The file's analysis, kept only when the verification harness will need it (it holds the CST).
+    detector: Optional[Detector] = None
 
 
 class Linter:
     """Holds what every file of a run shares: settings, the catalog view, the selected codes."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, keep_analysis: bool = False) -> None:
         self.settings = settings
+        self.keep_analysis = keep_analysis
         self.catalog = CatalogView(settings)
         self.codes = select_codes(settings.select, settings.ignore, settings.extend_select)
         self._per_file = [
@@ -80,8 +81,9 @@ class Linter:
         except RecursionError:
             result.error = f"nanlint: {filename}: too deeply nested to analyse"
             return result
-        result.module = module
         detector = Detector(module, self.catalog)
+        if self.keep_analysis:
+            result.detector = detector
         try:
             sites = detector.sites()
         except RecursionError:

@@ -72,6 +72,8 @@ def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
     if is_fixable(d):
         result["fixes"] = [_fix(d, uri)]
     properties = {key: value for key, value in (("framework", d.framework), ("op", d.op), ("branch", d.branch)) if value is not None}
+    if d.verification is not None:
+        properties["verification"] = d.verification.to_json()
     if properties:
         result["properties"] = properties
     return result
