@@ -22,7 +22,9 @@ from nanlint import __version__
 from nanlint.config import ConfigError, apply_overrides, find_config, load_settings
 from nanlint.discovery import discover
 from nanlint.fixes import UNSAFE
+from nanlint.adoption import BaselineError, add_noqa, new_findings, read_baseline, write_baseline
 from nanlint.fixing import fix_source, write_atomically
+from nanlint.progress import status, track
 from nanlint.verify.harness import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
 from nanlint.verify.harness import verify as verify_findings
 from nanlint.verify.report import render as verification_report
@@ -93,6 +95,9 @@ _FIX_OPTIONS = [
     click.option("--show-fixes", is_flag=True, help="List the fixes that were applied."),
     click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when a file was changed, even if nothing is left."),
     click.option("--verify", is_flag=True, help="Prove each fix under XLA first; with --fix, apply only verified fixes."),
+    click.option("--add-noqa", is_flag=True, help="Add `# nanlint: ignore[CODE]` to every current finding, and exit."),
+    click.option("--write-baseline", type=click.Path(dir_okay=False), help="Record the current findings in this file, and exit."),
+    click.option("--baseline", type=click.Path(dir_okay=False), help="Report only findings that this baseline file does not record."),
 ]
 
 
@@ -116,7 +121,10 @@ def check(paths: tuple[str, ...], **options) -> None:
 @_with(_CHECK_OPTIONS)
 def verify(paths: tuple[str, ...], **options) -> None:
     """Prove each finding and its fix under XLA: the NaN gradient before, finite after, values unchanged."""
-    options.update(fix=False, unsafe_fixes=True, diff=False, fix_only=False, show_fixes=False, exit_non_zero_on_fix=False, verify=True)
+    options.update(
+        fix=False, unsafe_fixes=True, diff=False, fix_only=False, show_fixes=False, exit_non_zero_on_fix=False, verify=True,
+        add_noqa=False, write_baseline=None, baseline=None,
+    )
     sys.exit(run_check(list(paths), options, verify_command=True))
 
 
@@ -193,7 +201,7 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         # pre-commit passes files explicitly; when --force-exclude drops them all, that is not news.
         if not found.files and not errors and not (settings.force_exclude and paths):
             _warn("no Python files found under the given path(s)")
-        results = [linter.check_path(path) for path in found.files]
+        results = [linter.check_path(path) for path in track(found.files, "Checking")]
         targets = list(found.files)
 
     unsafe = options["unsafe_fixes"]
@@ -209,6 +217,8 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         for d in result.diagnostics:
             if d.fix is not None:
                 d.fix.available = d.fix.applies(unsafe)
+    if options["add_noqa"]:
+        return _add_noqa(results, targets, errors)
 
     diagnostics = []
     sources: dict[str, str] = {}
@@ -219,6 +229,17 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         if result.source is not None and result.diagnostics:
             sources[result.filename] = result.source
     diagnostics.sort(key=lambda d: d.sort_key())
+    try:
+        if options["write_baseline"]:
+            write_baseline(Path(options["write_baseline"]), diagnostics, sources, settings.project_root)
+            click.echo(f"Wrote {len(diagnostics)} {'finding' if len(diagnostics) == 1 else 'findings'} to {options['write_baseline']}.")
+            return EXIT_ERROR if errors else EXIT_CLEAN
+        if options["baseline"]:
+            known = read_baseline(Path(options["baseline"]))
+            diagnostics = new_findings(diagnostics, sources, known, settings.project_root)
+    except (BaselineError, OSError) as error:
+        _error(str(error) if isinstance(error, BaselineError) else f"cannot write {options['write_baseline']}: {error}")
+        return EXIT_ERROR
     for line in errors:
         _error_line(line)
     if options["diff"]:
@@ -245,7 +266,8 @@ class _Verifier:
 
     def attach(self, results: list[FileResult]) -> None:
         items = [(d, r.detector, r.source) for r in results if r.detector is not None for d in r.diagnostics if d.site is not None]
-        verdicts = verify_findings(items, dtype=self.dtype, timeout_s=self.timeout)
+        with status(f"Verifying {len(items)} {'finding' if len(items) == 1 else 'findings'} under XLA"):
+            verdicts = verify_findings(items, dtype=self.dtype, timeout_s=self.timeout)
         for diagnostic, _, _ in items:
             diagnostic.verification = verdicts.get(id(diagnostic))
 
@@ -287,6 +309,29 @@ def _apply_fixes(linter, results, targets, options, errors, verifier):
         if outcome.changed:
             fixed_files.append((result.filename, outcome.applied))
     return fixed_files, applied, diffs
+
+
+def _add_noqa(results: list[FileResult], targets: list[Optional[Path]], errors: list[str]) -> int:
+    added = 0
+    for result, target in zip(results, targets):
+        if target is None or not result.diagnostics or result.source is None:
+            continue
+        text, changed = add_noqa(result.source, result.diagnostics)
+        if changed:
+            try:
+                compile(text, result.filename, "exec", dont_inherit=True)
+                write_atomically(target, text, result.encoding)
+            except (SyntaxError, ValueError) as error:
+                errors.append(f"nanlint: {result.filename}: ignore comments not added: {error}")
+                continue
+            except OSError as error:
+                errors.append(f"nanlint: cannot write {result.filename}: {error.strerror or error}")
+                continue
+            added += changed
+    for line in errors:
+        _error_line(line)
+    click.echo(f"Added {added} ignore {'comment' if added == 1 else 'comments'}.")
+    return EXIT_ERROR if errors else EXIT_CLEAN
 
 
 def _report_verification(diagnostics, sources, options, settings, errors) -> int:
