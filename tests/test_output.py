@@ -122,7 +122,7 @@ def rules():
 
 
 def test_formats_are_ruffs_names():
-    assert FORMATS == ("full", "concise", "json", "json-lines", "github", "sarif")
+    assert FORMATS == ("full", "concise", "json", "json-lines", "junit", "github", "gitlab", "sarif")
 
 
 def test_unknown_format_is_an_error():

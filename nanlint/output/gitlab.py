@@ -1,0 +1,56 @@
+"""`gitlab`: a GitLab Code Quality report (a JSON list of Code Climate issues) for `artifacts: reports: codequality`.
+
+GitLab needs `description`, `check_name`, `fingerprint`, `severity` and `location.path` with
+`location.lines.begin`. The fingerprint is how GitLab tells a merge request's new findings from the
+target branch's old ones, so it leaves out line numbers: inserting code above a finding moves it
+without making it new (see `nanlint.fingerprint`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path, PurePath
+from typing import Any
+
+from nanlint.diagnostics import Diagnostic
+from nanlint.fingerprint import fingerprints
+
+# Every nanlint finding is a gradient that can turn into NaN during training: a bug, not style.
+SEVERITY = "major"
+CATEGORIES = ["Bug Risk"]
+
+
+def render_gitlab(diagnostics: list[Diagnostic], *, sources: dict[str, str]) -> str:
+    # Paths relative to the working directory (the checkout, in CI), as `location.path` has them.
+    prints = fingerprints(diagnostics, sources, root=Path.cwd())
+    issues = [_issue(d, prints[id(d)]) for d in diagnostics]
+    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+
+
+def _issue(d: Diagnostic, fingerprint: str) -> dict[str, Any]:
+    return {
+        "type": "issue",
+        "check_name": d.code,
+        "description": f"{d.code} {d.message}",
+        "categories": list(CATEGORIES),
+        "severity": SEVERITY,
+        "fingerprint": fingerprint,
+        "location": {
+            "path": report_path(d.filename),
+            "lines": {"begin": d.location.row, "end": d.end_location.row},
+        },
+    }
+
+
+def report_path(filename: str) -> str:
+    """Relative to the checkout with forward slashes, as GitLab links it to the merge request diff.
+
+    An absolute path inside the working directory is made relative to it; any other stays as it is.
+    """
+    path = PurePath(filename)
+    if path.is_absolute():
+        try:
+            path = Path(path).relative_to(Path.cwd())
+        except ValueError:
+            pass
+    return path.as_posix()
