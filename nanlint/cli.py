@@ -26,8 +26,8 @@ from nanlint.adoption import BaselineError, add_noqa, new_findings, read_baselin
 from nanlint.fixing import fix_source, write_atomically
 from nanlint.progress import status, track
 from nanlint.verify.harness import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
-from nanlint.verify.harness import verify as verify_findings
 from nanlint.verify.report import render as verification_report
+from nanlint.verify.session import VerifiedRun
 from nanlint.linter import FileResult, Linter
 from nanlint.output import FORMATS, is_fixable, render, render_statistics
 from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
@@ -206,10 +206,12 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
 
     unsafe = options["unsafe_fixes"]
     try:
-        verifier = _Verifier(options) if options["verify"] else None
-        if verifier is not None and not options["fix"] and not options["fix_only"]:
-            verifier.attach(results)
-        fixed_files, applied, diffs = _apply_fixes(linter, results, targets, options, errors, verifier)
+        verified = None
+        if options["verify"]:
+            checked = sum(len(r.diagnostics) for r in results)
+            with status(f"Verifying {checked} {'finding' if checked == 1 else 'findings'} under XLA"):
+                verified = VerifiedRun(linter, results, unsafe_fixes=unsafe, dtype=options["dtype"], timeout_s=options["verify_timeout"])
+        fixed_files, applied, diffs = _apply_fixes(linter, results, targets, options, errors, verified)
     except BackendMissing as error:
         _error(str(error))
         return EXIT_ERROR
@@ -257,27 +259,7 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
     return _exit_for(errors, diagnostics, options, changed=bool(fixed_files))
 
 
-class _Verifier:
-    """Runs the XLA harness for a run's findings, once per fix."""
-
-    def __init__(self, options: dict) -> None:
-        self.dtype = options["dtype"]
-        self.timeout = options["verify_timeout"]
-
-    def attach(self, results: list[FileResult]) -> None:
-        items = [(d, r.detector, r.source) for r in results if r.detector is not None for d in r.diagnostics if d.site is not None]
-        with status(f"Verifying {len(items)} {'finding' if len(items) == 1 else 'findings'} under XLA"):
-            verdicts = verify_findings(items, dtype=self.dtype, timeout_s=self.timeout)
-        for diagnostic, _, _ in items:
-            diagnostic.verification = verdicts.get(id(diagnostic))
-
-    def accept(self, candidates: list, result: FileResult) -> set[int]:
-        """For --fix --verify: the candidates whose fix verified."""
-        self.attach([FileResult(result.filename, result.source, candidates, detector=result.detector)])
-        return {id(d) for d in candidates if d.verification is not None and d.verification.status == VERIFIED}
-
-
-def _apply_fixes(linter, results, targets, options, errors, verifier):
+def _apply_fixes(linter, results, targets, options, errors, verified: Optional[VerifiedRun]):
     fixing = options["fix"] or options["fix_only"] or options["diff"]
     unsafe = options["unsafe_fixes"]
     applied: Counter = Counter()
@@ -289,9 +271,11 @@ def _apply_fixes(linter, results, targets, options, errors, verifier):
             if fixing and target is None and result.source is not None and not options["diff"]:
                 click.echo(result.source, nl=False)  # stdin with --fix: the (unchanged) source
             continue
-        accept = verifier.accept if verifier is not None and not options["diff"] else None
+        accept = verified.accept_for(result) if verified is not None else None
         outcome = fix_source(linter, result, unsafe_fixes=unsafe, path=target, accept=accept)
         errors += outcome.dropped
+        if verified is not None:
+            verified.attach_to(result, outcome.result, outcome)
         results[index] = outcome.result
         if options["diff"]:
             if outcome.changed:

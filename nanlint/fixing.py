@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.fixes import apply_edits, overlaps
+from nanlint.fixes import apply_edits, offset_of, overlaps
+from nanlint.source_lines import line_starts
 from nanlint.linter import FileResult, Linter
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
 
@@ -29,16 +30,52 @@ class FixOutcome:
     result: FileResult  # the findings left after fixing
     applied: Counter = field(default_factory=Counter)  # code -> fixes applied
     dropped: list[str] = field(default_factory=list)  # one line per fix that was not applied
+    # Per round, the edits applied as (start, end, length of the new text), in that round's offsets.
+    rounds: list[list[tuple[int, int, int]]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
         return sum(self.applied.values()) > 0
 
+    def to_final(self, offset: int) -> int:
+        """Where a place in the original text is in the fixed text (a place inside an edit: its start)."""
+        for edits in self.rounds:
+            offset = _through(offset, edits)
+        return offset
+
+    def to_original(self, offset: int) -> int:
+        """Where a place in the current text was in the original text (inside new text: the edit's start)."""
+        for edits in reversed(self.rounds):
+            offset = _back(offset, edits)
+        return offset
+
+
+def _through(offset: int, edits: list[tuple[int, int, int]]) -> int:
+    shift = 0
+    for start, end, length in edits:
+        if end <= offset:  # before it, an insertion at the very place too: the text moves right
+            shift += length - (end - start)
+        elif start <= offset < end:
+            return start + shift
+    return offset + shift
+
+
+def _back(offset: int, edits: list[tuple[int, int, int]]) -> int:
+    shift = 0
+    for start, end, length in sorted(edits):
+        new_start = start + shift
+        if offset < new_start:
+            break
+        if offset < new_start + length:
+            return start  # inside text an edit wrote
+        shift += length - (end - start)
+    return offset - shift
+
 
 def fix_source(
     linter: Linter, result: FileResult, *, unsafe_fixes: bool, path: Optional[Path] = None, accept: Optional[Callable] = None
 ) -> FixOutcome:
-    """`accept(candidates, result)`, when given, returns the ids of the candidates that may be applied
+    """`accept(candidates, outcome)`, when given, returns the ids of the candidates that may be applied
     (`--fix --verify` passes the verification harness); the others stay findings."""
     source = result.source or ""
     outcome = FixOutcome(source, result)
@@ -48,7 +85,7 @@ def fix_source(
             d for d in outcome.result.diagnostics if d.fix is not None and d.fix.applies(unsafe_fixes) and _key(d) not in rejected
         ]
         if accept is not None and candidates:
-            allowed = accept(candidates, outcome.result)
+            allowed = accept(candidates, outcome)
             for d in candidates:
                 if id(d) not in allowed:
                     rejected.add(_key(d))
@@ -67,6 +104,10 @@ def fix_source(
                         "it would break the file or its findings"
                     )
             continue
+        starts = line_starts(outcome.source)
+        outcome.rounds.append(
+            sorted((offset_of(e.location, starts), offset_of(e.end_location, starts), len(e.content)) for d in batch for e in d.fix.edits)
+        )
         outcome.source, outcome.result = attempt
         outcome.applied.update(d.code for d in batch)
     return outcome

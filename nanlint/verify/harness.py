@@ -24,7 +24,7 @@ import libcst as cst
 from nanlint.catalog import OP_INDEX, canonical_names
 from nanlint.detector import Detector, LeakSite
 from nanlint.diagnostics import Diagnostic
-from nanlint.fixes import DISPLAY_ONLY, apply_edits
+from nanlint.source_lines import line_starts
 from nanlint.names import binding_at
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
 
@@ -65,77 +65,97 @@ class Verification:
 
 @dataclass
 class _Job:
-    diagnostic: Diagnostic
+    diagnostics: list[Diagnostic]  # the findings of one select call share its verdict
     backend: str
     trees: dict[str, list]
     variables: dict[str, list[float]]
-    polarity_true: bool = True
 
 
 # --- building jobs ----------------------------------------------------------------------------------
-def build_job(diagnostic: Diagnostic, detector: Detector, source: str) -> _Job | Verification:
-    """The trees and probes for one finding, or the reason it cannot be verified."""
-    site: LeakSite = diagnostic.site
+def select_groups(result) -> dict[int, list[Diagnostic]]:
+    """The findings of a file by the select call they are in (its start offset in the original text)."""
+    starts = line_starts(result.source)
+    groups: dict[int, list[Diagnostic]] = {}
+    for d in result.diagnostics:
+        if d.site is not None:
+            position = result.detector.positions[d.site.select].start
+            groups.setdefault(starts[position.line - 1] + position.column, []).append(d)
+    return groups
+
+
+def build_jobs(result, outcome) -> tuple[list[_Job], dict[int, Verification]]:
+    """Jobs for every select call of one file that has findings, against the file after its fixes.
+
+    The unit is the select call: all of its findings' fixes are in the fixed text together, so the
+    verdict says whether the call, as nanlint leaves it, computes the same values with finite gradients.
+    """
+    jobs: list[_Job] = []
+    verdicts: dict[int, Verification] = {}
+    fixed_detector = None
+    for offset, group in select_groups(result).items():
+        try:
+            if fixed_detector is None:
+                fixed_detector = Detector(cst.parse_module(outcome.source), result.detector.catalog)
+            built = _build_job(group, result.detector, fixed_detector, outcome.to_final(offset), outcome.source)
+        except (Untranslatable, cst.ParserSyntaxError) as error:
+            built = Verification(UNVERIFIABLE, BACKENDS.get(group[0].site.framework), reason=str(error))
+        if isinstance(built, Verification):
+            verdicts.update({id(d): built for d in group})
+        else:
+            jobs.append(built)
+    return jobs, verdicts
+
+
+def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fixed_offset: int, fixed_source: str) -> _Job | Verification:
+    site: LeakSite = group[0].site
     backend = BACKENDS.get(site.framework)
     if backend is None:
         return Verification(UNVERIFIABLE, None, reason=f"no verification backend for {site.framework} code")
-    fix = diagnostic.fix
-    if fix is None or fix.applicability == DISPLAY_ONLY or not fix.edits:
-        return Verification(UNVERIFIABLE, backend, reason="the finding has no fix to verify")
-    if site.select_fn.kind != "where" or not site.use.op.elementwise:
+    if site.select_fn.kind != "where" or not all(d.site.use.op.elementwise for d in group):
         return Verification(UNVERIFIABLE, backend, reason="only elementwise where/select findings can be probed pointwise")
-    try:
-        original = _select_trees(site, detector, detector.module)
-        fixed_module = cst.parse_module(apply_edits(source, fix.edits))
-        fixed = _fixed_tree(site, detector, fixed_module, fix.edits)
-    except (Untranslatable, cst.ParserSyntaxError) as error:
-        return Verification(UNVERIFIABLE, backend, reason=str(error))
-    trees = {"original": original["select"], "fixed": fixed, "cond": original["cond"], "true": original["true"], "false": original["false"]}
-    names = sorted(set().union(*(variables(t) for t in trees.values())))
-    if not names:
-        return Verification(UNVERIFIABLE, backend, reason="the expression has no free variable to probe")
-    return _Job(diagnostic, backend, trees, _probe_grid(names, trees, site, detector))
-
-
-def _select_trees(site: LeakSite, detector: Detector, module: cst.Module) -> dict[str, list]:
+    locals_ = {d.site.use.via.value for d in group if d.site.use.via is not None}
     position = detector.position(site.select)
-    translator = Translator(detector.code, site.scope, position, _inline_for(site, detector))
-    [true, false] = detector.branches_of(site.select, site.scope)
-    return {
-        "select": translator.tree(site.select),
+    translator = Translator(detector.code, site.scope, position, _inline(site.scope, position, locals_, set()))
+    true, false = detector.branches_of(site.select, site.scope)
+    trees = {
+        "original": translator.tree(site.select),
         "cond": translator.tree(true.cond),
         "true": translator.tree(true.expr),
         "false": translator.tree(false.expr),
+        "fixed": _fixed_tree(detector, fixed, fixed_offset, fixed_source, locals_),
     }
+    if trees["fixed"] == trees["original"]:
+        return Verification(UNVERIFIABLE, backend, reason="no fix was applied to this select (none is offered, or it is not applicable)")
+    names = sorted(set().union(*(variables(t) for t in trees.values())))
+    if not names:
+        return Verification(UNVERIFIABLE, backend, reason="the expression has no free variable to probe")
+    return _Job(group, backend, trees, _probe_grid(names, trees, group))
 
 
-def _inline_for(site: LeakSite, detector: Detector) -> dict[str, cst.BaseExpression]:
-    """An indirect leak is verified through the definition of its local."""
-    if site.use.via is None or site.use.definition is None:
-        return {}
-    binding = binding_at(site.scope, site.use.via.value, detector.position(site.select))
-    return {site.use.via.value: binding.value} if binding is not None and binding.value is not None else {}
+def _inline(scope, position, locals_: set[str], introduced: set[str]) -> dict[str, cst.BaseExpression]:
+    """The definitions to verify through: the locals of indirect leaks, and the names a fix introduced."""
+    out = {}
+    for name in locals_ | introduced:
+        binding = binding_at(scope, name, position)
+        if binding is not None and binding.value is not None:
+            out[name] = binding.value
+    return out
 
 
-def _fixed_tree(site: LeakSite, detector: Detector, fixed_module: cst.Module, edits) -> list:
-    """Find the same select in the fixed file and translate it, inlining names the fix introduced."""
-    fixed = Detector(fixed_module, detector.catalog)
-    start = detector.positions[site.select].start
-    inserted_rows = sum(e.content.count("\n") for e in edits if (e.location.row, e.location.column) <= (start.line, start.column + 1) and e.location == e.end_location)
-    target = (start.line + inserted_rows, start.column)
+def _fixed_tree(detector: Detector, fixed: Detector, offset: int, source: str, locals_: set[str]) -> list:
+    """The same select in the fixed text, with the names the fixes introduced (`ok = ...`) inlined."""
+    starts = line_starts(source)
+    known = {name for scope in detector.index.scope_of.values() for name in scope.bindings}
     for call, scope in fixed.index.calls:
-        if fixed.position(call) == target:
-            original_names = {b for s in detector.index.scope_of.values() for b in s.bindings}
-            inline = {}
-            for name, bindings in scope.bindings.items():
-                value = binding_at(scope, name, fixed.position(call))
-                if value is not None and value.value is not None and (name not in original_names or (site.use.via is not None and name == site.use.via.value)):
-                    inline[name] = value.value
-            return Translator(fixed.code, scope, fixed.position(call), inline).tree(call)
+        start = fixed.positions[call].start
+        if starts[start.line - 1] + start.column == offset:
+            position = fixed.position(call)
+            introduced = {name for name in scope.bindings if name not in known}
+            return Translator(fixed.code, scope, position, _inline(scope, position, locals_, introduced)).tree(call)
     raise Untranslatable("the fixed select could not be located")
 
 
-def _probe_grid(names: list[str], trees: dict[str, list], site: LeakSite, detector: Detector) -> dict[str, list[float]]:
+def _probe_grid(names: list[str], trees: dict[str, list], group: list[Diagnostic]) -> dict[str, list[float]]:
     """Per variable: the catalog's probes of every op the expression applies, the edges of the
     condition, and regular points; several variables make a grid."""
     op_probes: set[float] = set()
@@ -143,9 +163,9 @@ def _probe_grid(names: list[str], trees: dict[str, list], site: LeakSite, detect
         for candidate in canonical_names(name):
             if candidate in OP_INDEX:
                 op_probes.update(OP_INDEX[candidate][0].probes)
-    op_probes.update(site.use.op.probes)
-    shift = _arg_shift(site, detector)
-    values = sorted({*REGULAR_PROBES, *op_probes, *(p + shift for p in site.use.op.probes)}, key=lambda v: (abs(v) > 10, v))
+    shifted = {p + _arg_shift(d.site.use.arg) for d in group for p in d.site.use.op.probes}
+    op_probes.update(p for d in group for p in d.site.use.op.probes)
+    values = sorted({*REGULAR_PROBES, *op_probes, *shifted}, key=lambda v: (abs(v) > 10, v))
     per_variable = [float(v) for v in values[:MAX_PROBES_PER_VARIABLE]]
     per_variable += [v for v in (float(p) for p in op_probes) if abs(v) > 10 and v not in per_variable]
     grid = list(itertools.product(per_variable, repeat=len(names)))
@@ -154,15 +174,12 @@ def _probe_grid(names: list[str], trees: dict[str, list], site: LeakSite, detect
     return {name: [point[i] for point in grid] for i, name in enumerate(names)}
 
 
-def _arg_shift(site: LeakSite, detector: Detector) -> float:
+def _arg_shift(arg: cst.BaseExpression) -> float:
     """`log(x - 1)`: the pole of the argument sits at x = 1, so probe there too."""
-    arg = site.use.arg
     if isinstance(arg, cst.BinaryOperation) and isinstance(arg.operator, (cst.Add, cst.Subtract)):
-        try:
-            constant = float(detector.code(arg.right))
-        except ValueError:
-            return 0.0
-        return constant if isinstance(arg.operator, cst.Subtract) else -constant
+        if isinstance(arg.right, (cst.Integer, cst.Float)):
+            constant = float(arg.right.evaluated_value)
+            return constant if isinstance(arg.operator, cst.Subtract) else -constant
     return 0.0
 
 
@@ -203,16 +220,14 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
 
 
-def verify(items: list[tuple[Diagnostic, Detector, str]], *, dtype: str = "float32", timeout_s: float = DEFAULT_TIMEOUT_S) -> dict[int, Verification]:
-    """Verify findings (diagnostic, its file's detector, its file's source); keyed by id(diagnostic)."""
+def verify(files: list[tuple], *, dtype: str = "float32", timeout_s: float = DEFAULT_TIMEOUT_S) -> dict[int, Verification]:
+    """Verify the findings of each (FileResult with its analysis, FixOutcome of fixing it); keyed by id(diagnostic)."""
     results: dict[int, Verification] = {}
     jobs: list[_Job] = []
-    for diagnostic, detector, source in items:
-        built = build_job(diagnostic, detector, source)
-        if isinstance(built, Verification):
-            results[id(diagnostic)] = built
-        else:
-            jobs.append(built)
+    for result, outcome in files:
+        file_jobs, verdicts = build_jobs(result, outcome)
+        jobs += file_jobs
+        results.update(verdicts)
     check_backends({job.backend for job in jobs})
     for backend in sorted({job.backend for job in jobs}):
         batch = [job for job in jobs if job.backend == backend]
@@ -226,7 +241,8 @@ def verify(items: list[tuple[Diagnostic, Detector, str]], *, dtype: str = "float
         answers = {r.get("id"): r for r in response.get("results", [])}
         for i, job in enumerate(batch):
             answer = answers.get(str(i)) or {"error": response.get("error", "no answer from the worker")}
-            results[id(job.diagnostic)] = judge(job, answer)
+            verdict = judge(job, answer)
+            results.update({id(d): verdict for d in job.diagnostics})
     return results
 
 

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import libcst as cst
 
-from nanlint.catalog import canonical_names
+from nanlint.catalog import canonical_names, framework_of
 from nanlint.names import Scope, binding_at, qualified_name
 
 Tree = list[Any]
@@ -116,16 +116,18 @@ class Translator:
         raise Untranslatable(f"`{_short(self.code_for(node))}` is not something the harness evaluates")
 
     def _call(self, node: cst.Call) -> Tree:
+        # What is called decides first: a user function is refused before its arguments are looked at.
+        qualified = qualified_name(node.func, self.scope, self.position)
+        if (qualified is None and not isinstance(node.func, cst.Attribute)) or (qualified is not None and framework_of(qualified) is None):
+            raise Untranslatable(f"calls `{_short(self.code_for(node.func))}`, which is not a framework function; nanlint never runs user code")
+        receiver = self.tree(node.func.value) if qualified is None else None
         if any(arg.star for arg in node.args):
             raise Untranslatable("a call with *args or **kwargs")
         args = [self.tree(a.value) for a in node.args if a.keyword is None]
         kwargs = {a.keyword.value: self.tree(a.value) for a in node.args if a.keyword is not None}
-        qualified = qualified_name(node.func, self.scope, self.position)
         if qualified is not None:
             return ["fn", canonical_names(qualified)[-1], args, kwargs]
-        if isinstance(node.func, cst.Attribute):
-            return ["method", node.func.attr.value, self.tree(node.func.value), args, kwargs]
-        raise Untranslatable(f"calls `{_short(self.code_for(node.func))}`, which is not a framework function; nanlint never runs user code")
+        return ["method", node.func.attr.value, receiver, args, kwargs]
 
     def _comparison(self, node: cst.Comparison) -> Tree:
         parts: list[Tree] = []

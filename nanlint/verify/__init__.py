@@ -1,0 +1,1 @@
+"""Verification: evaluate original and fixed code on probe points in a separate worker process."""

@@ -1,0 +1,149 @@
+"""The only framework functions and tensor methods the verification worker may call.
+
+Built from the catalog (singular ops, selects, gradient-safe functions, bounded-below functions) plus a
+few harmless helpers. Names are resolved by importing a framework root module and following getattr,
+so nothing outside these frameworks is ever imported, and nothing outside this list is ever called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+from nanlint.catalog import (
+    BOUNDED_BELOW_FUNCTIONS,
+    GRADIENT_SAFE,
+    GRADIENT_SAFE_METHODS,
+    OPS,
+    SELECTS,
+    canonical_names,
+)
+
+# Backends the worker can execute. autograd/keras/numpy appear in the catalog but are not run.
+BACKENDS = ("jax", "tensorflow", "torch")
+
+# The modules a name may be resolved from, longest first (jax.scipy is not loaded by `import jax`).
+ROOT_MODULES: dict[str, tuple[str, ...]] = {
+    "jax": ("jax.scipy.special", "jax.numpy", "jax.lax", "jax"),
+    "tensorflow": ("tensorflow",),
+    "torch": ("torch",),
+}
+
+_HELPER_LEAVES = (
+    "zeros_like ones_like full_like abs absolute square sum any all logical_and logical_or logical_not "
+    "equal not_equal greater greater_equal less less_equal maximum minimum clip sign isfinite asarray"
+).split()
+
+_HELPERS: dict[str, tuple[str, ...]] = {
+    "jax": tuple(f"jax.numpy.{leaf}" for leaf in _HELPER_LEAVES)
+    + tuple(f"jax.lax.{leaf}" for leaf in "full_like stop_gradient abs square max min clamp sign".split()),
+    "tensorflow": tuple(
+        f"tensorflow.{leaf}"
+        for leaf in (
+            "zeros_like ones_like abs square reduce_sum reduce_any reduce_all logical_and logical_or "
+            "logical_not equal not_equal greater greater_equal less less_equal maximum minimum clip_by_value "
+            "sign stop_gradient convert_to_tensor"
+        ).split()
+    )
+    + tuple(
+        f"tensorflow.math.{leaf}"
+        for leaf in (
+            "abs square reduce_sum reduce_any reduce_all logical_and logical_or logical_not equal not_equal "
+            "greater greater_equal less less_equal maximum minimum sign is_finite"
+        ).split()
+    )
+    + tuple(f"tensorflow.experimental.numpy.{leaf}" for leaf in _HELPER_LEAVES),
+    "torch": tuple(f"torch.{leaf}" for leaf in _HELPER_LEAVES)
+    + tuple(f"torch.{leaf}" for leaf in "clamp eq ne gt ge lt le as_tensor".split()),
+}
+
+# Tensor methods: torch's catalog methods plus a few harmless ones. TF/JAX arrays simply lack most.
+_EXTRA_METHODS = ("where", "abs", "clamp", "clip", "pow", "square", "detach", "sum", "exp")
+
+
+def _root_framework(name: str) -> str | None:
+    root = name.split(".", 1)[0]
+    return root if root in BACKENDS else None
+
+
+def _build() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    names: dict[str, set[str]] = {fw: set() for fw in BACKENDS}
+    for table in (OPS, SELECTS):
+        for entry in table:
+            for fw, qualified in entry.names.items():
+                if fw in BACKENDS:
+                    names[fw].update(qualified)
+    # GRADIENT_SAFE and BOUNDED_BELOW also list optax, jax_md, keras...: keep only the executable roots.
+    for name in (*GRADIENT_SAFE, *BOUNDED_BELOW_FUNCTIONS, *(n for h in _HELPERS.values() for n in h)):
+        fw = _root_framework(name)
+        if fw:
+            names[fw].add(name)
+    methods = set(_EXTRA_METHODS)
+    for table in (OPS, SELECTS):
+        for entry in table:
+            methods.update(entry.methods.get("torch", ()))
+    methods.update(GRADIENT_SAFE_METHODS.get("torch", ()))
+    # Every name is checked against its root framework too, so "torch.x" can never be allowed for jax.
+    return {fw: frozenset(n for n in ns if _root_framework(n) == fw) for fw, ns in names.items()}, frozenset(methods)
+
+
+FUNCTIONS, METHODS = _build()
+
+
+class NotAllowed(Exception):
+    """A name outside the allowlist; the message is `not allowed: <name>`."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"not allowed: {name}")
+
+
+def allowed_name(name: str, backend: str) -> str:
+    """The allowlisted spelling of `name` for `backend` (the name itself or a canonical alias)."""
+    if not isinstance(name, str) or backend not in FUNCTIONS:
+        raise NotAllowed(repr(name))
+    for candidate in canonical_names(name):
+        if candidate in FUNCTIONS[backend]:
+            return candidate
+    raise NotAllowed(name)
+
+
+def _spellings(name: str) -> list[str]:
+    """`tensorflow.log` and `tensorflow.math.log` name one function; only one of them may exist."""
+    out = [name]
+    if name.startswith("tensorflow.math."):
+        out.append("tensorflow." + name[len("tensorflow.math."):])
+    elif name.startswith("tensorflow.") and name.count(".") == 1:
+        out.append("tensorflow.math." + name[len("tensorflow."):])
+    return out
+
+
+def _follow(name: str, backend: str) -> Any:
+    for root in ROOT_MODULES[backend]:
+        if name == root or not name.startswith(root + "."):
+            continue
+        obj: Any = importlib.import_module(root)
+        for part in name[len(root) + 1:].split("."):
+            if part.startswith("_"):  # never walk into private or dunder attributes
+                raise NotAllowed(name)
+            obj = getattr(obj, part)
+        return obj
+    raise NotAllowed(name)
+
+
+def resolve(name: str, backend: str) -> Callable[..., Any]:
+    """The framework function for an allowlisted name; NotAllowed or LookupError otherwise."""
+    allowed = allowed_name(name, backend)
+    for spelling in _spellings(allowed):
+        try:
+            obj = _follow(spelling, backend)
+        except AttributeError:
+            continue
+        if callable(obj):
+            return obj
+    raise LookupError(f"{name} does not exist in the installed {backend}")
+
+
+def check_method(name: str) -> str:
+    if not isinstance(name, str) or name.startswith("_") or name not in METHODS:
+        raise NotAllowed(name if isinstance(name, str) else repr(name))
+    return name
