@@ -144,9 +144,16 @@ def _call(node: cst.Call, var: str, env: Env) -> Optional[IntervalSet]:
 def affine_base(arg: cst.BaseExpression, env: Env) -> list[tuple[cst.BaseExpression, Callable[[IntervalSet], IntervalSet]]]:
     """Ways to read `arg` as a shifted variable: each (variable, map from arg-space to variable-space).
 
-    For `log(x - 1)` the leak domain {0} of the argument is {1} for x.
+    For `log(x - 1)` the leak domain {0} of the argument is {1} for x; `-x - 1` reads through both steps.
     """
     out = [(arg, lambda d: d)]
+    for var, to_var in _one_step(arg, env):
+        out += [(inner, lambda d, f=to_var, g=to_inner: g(f(d))) for inner, to_inner in affine_base(var, env)]
+    return out
+
+
+def _one_step(arg: cst.BaseExpression, env: Env) -> list[tuple[cst.BaseExpression, Callable[[IntervalSet], IntervalSet]]]:
+    out: list = []
     if isinstance(arg, cst.UnaryOperation) and isinstance(arg.operator, cst.Minus):
         out.append((arg.expression, lambda d: d.negated()))
     if isinstance(arg, cst.BinaryOperation) and isinstance(arg.operator, (cst.Add, cst.Subtract)):

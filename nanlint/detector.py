@@ -17,6 +17,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from nanlint.catalog import OPS, Arg, SelectFunction, SingularOp, framework_of, is_finite_number, power_leak_domain
 from nanlint.catalog_view import BARRIER_METHODS, CatalogView
 from nanlint.conditions import affine_base, selected_values
+from nanlint.contexts import Contexts
 from nanlint.intervals import IntervalSet
 from nanlint.names import Binding, Position, Scope, ScopeIndex, binding_at, leaf_name, qualified_name
 from nanlint.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
@@ -35,8 +36,16 @@ INDIRECT = "NAN002"
 POLE_ADMITTED = "NAN003"
 OVERFLOW = "NAN004"
 CLAMP = "NAN101"
+UNRELATED_CONDITION = "NAN401"
+# Receivers that every attribute in a method shares: they relate nothing.
+_SHARED_RECEIVERS = frozenset({"self", "cls"})
 
 _OPERATOR_OPS = tuple(op for op in OPS if op.operator)
+_NONFINITE_NAMES = frozenset({"nan", "NaN", "NAN", "inf", "Inf", "infty", "NINF", "PINF"})
+_FILLS = frozenset({"full_like", "full", "fill", "constant", "broadcast_to", "convert_to_tensor", "asarray", "tensor"})
+# Casts and copies keep a guard: `where(c, x, 1.0).astype(dtype)` is still a guarded value.
+_PASS_THROUGH_METHODS = frozenset({"astype", "to", "float", "double", "half", "type", "type_as", "reshape", "squeeze"})
+_PASS_THROUGH_FUNCTIONS = frozenset({"cast", "asarray", "convert_to_tensor", "reshape", "squeeze", "expand_dims", "broadcast_to"})
 
 
 @dataclass
@@ -99,10 +108,14 @@ class Detector:
     def __init__(self, module: cst.Module, catalog: CatalogView) -> None:
         self.module = module
         self.catalog = catalog
+        self._code_cache: dict[int, str] = {}
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.positions = wrapper.resolve(PositionProvider)
         self.index = ScopeIndex(self.positions, self._may_select)
         module.visit(self.index)
+        self.contexts = Contexts(self.code)
+        if self.index.calls:
+            module.visit(self.contexts)
         self.imported_frameworks = frozenset(
             fw
             for scope in self._scopes()
@@ -110,7 +123,6 @@ class Detector:
             for b in bindings
             if b.imported and (fw := framework_of(b.imported))
         )
-        self._code_cache: dict[int, str] = {}
 
     # --- helpers -----------------------------------------------------------------------------
     def _scopes(self) -> Iterator[Scope]:
@@ -138,11 +150,17 @@ class Detector:
         for call, scope in self.index.calls:
             env = _Env(self, scope, self.position(call))
             resolved = self._resolve_select(call, env)
-            if resolved is None:
+            if resolved is None or self.contexts.excluded(call):
                 continue
             select_fn, framework, method_form = resolved
-            for branch in self._branches(call, select_fn, method_form):
+            branches = self._branches(call, select_fn, method_form)
+            for branch in branches:
+                others = [b for b in branches if b is not branch]
+                if select_fn.kind == "where" and all(self._nonfinite_constant(b.expr, env) for b in others):
+                    continue  # where(scale > 0, logpdf, nan): the output is not finite there anyway
                 for use in self._uses(branch.expr, env, scope):
+                    if use.via is not None and any(use.via.value in {n.value for n in _loads(b.expr)} for b in others):
+                        continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
                     if site is not None:
                         site.scope = scope
@@ -153,6 +171,20 @@ class Detector:
         """The branches of `call` if it is a select, else []."""
         resolved = self._resolve_select(call, _Env(self, scope, self.position(call)))
         return self._branches(call, resolved[0], resolved[2]) if resolved is not None else []
+
+    def _nonfinite_constant(self, node: cst.BaseExpression, env: _Env) -> bool:
+        """`jnp.nan`, `-np.inf`, `float("nan")`, `jnp.full_like(x, jnp.nan)`."""
+        if isinstance(node, cst.UnaryOperation):
+            return self._nonfinite_constant(node.expression, env)
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            name = env.qualified(node) or ""
+            return name.rsplit(".", 1)[-1] in _NONFINITE_NAMES
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Name) and node.func.value == "float" and node.args:
+                return isinstance(node.args[0].value, cst.SimpleString) and node.args[0].value.evaluated_value.strip("+-").lower() in ("nan", "inf", "infinity")
+            leaf = leaf_name(node.func) or ""
+            return leaf in _FILLS and any(self._nonfinite_constant(a.value, env) for a in node.args)
+        return False
 
     def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
         qualified = env.qualified(call.func)
@@ -178,8 +210,11 @@ class Detector:
         if sel.kind == "select_n":
             which = _arg(call, cond_spec)
             cases = [a.value for a in call.args[1:] if a.keyword is None and not a.star]
-            # `which` picks the case; its values are indices, not a predicate on the argument (polarity None).
-            return [Branch(f"case {i}", case, None, which) for i, case in enumerate(cases)] if len(cases) > 1 and which is not None else []
+            if len(cases) < 2 or which is None:
+                return []
+            # Two cases: `which` is a predicate (case 1 where it holds); more: an index, no polarity.
+            polarities = (False, True) if len(cases) == 2 else (None,) * len(cases)
+            return [Branch(f"case {i}", case, polarities[i], which) for i, case in enumerate(cases)]
         if sel.kind == "select_list":
             return _select_list_branches(call, sel)
         return [Branch("clamped", expr, None, None) for spec in specs if (expr := _arg(call, spec, receiver)) is not None]
@@ -296,7 +331,14 @@ class Detector:
         """The argument is a where/select/clamp, a gradient-safe call, or a local assigned from one."""
         if isinstance(arg, cst.Call):
             qualified = env.qualified(arg.func)
-            return self._is_select_or_barrier(arg, qualified, env) or self.catalog.is_safe(qualified)
+            if self._is_select_or_barrier(arg, qualified, env) or self.catalog.is_safe(qualified):
+                return True
+            inner = _passed_through(arg, qualified)
+            if inner is not None:
+                return self._guarded(inner, env, depth + 1)
+            return qualified is None and leaf_name(arg.func) == "masked_fill"  # torch: a where spelled as a method
+        if isinstance(arg, cst.IfExp):
+            return self._guarded(arg.body, env, depth + 1) and self._guarded(arg.orelse, env, depth + 1)
         if isinstance(arg, cst.Name) and depth < MAX_INDIRECTION:
             binding = env.binding(arg)
             if binding is not None and binding.value is not None and binding.imported is None:
@@ -322,14 +364,50 @@ class Detector:
             return None
         if verdict == "admits" and use.op.kind == "pole":
             return site(POLE_ADMITTED, admitted)
+        if verdict == "unknown" and not self._condition_guards(branch, use, env):
+            # The condition is about something else: a leak only if the argument can reach the pole there.
+            return site(UNRELATED_CONDITION) if use.via is None else None
         if use.via is not None:
             return site(INDIRECT)
         return site(OVERFLOW if use.op.kind == "overflow" else DIRECT)
 
+    def _condition_guards(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        """Whether the condition mentions what the op's argument is made of: `where(x > 0, log(x), 0)`.
+
+        That is the pattern of a where meant as a guard; a condition about other data (a mask, a
+        parameter's sign) leaves the leak possible but unproven, reported by the opt-in NAN401.
+        """
+        if branch.cond is None:
+            return True
+        arg_env = env.at(use.definition.position) if use.definition is not None else env
+        cond_vars = self._variables(branch.cond, env, 4)
+        arg_vars = self._variables(use.arg, arg_env, 4)
+        shared = cond_vars & arg_vars
+        if not shared:
+            return False
+        # A bound on one input of an argument that also depends on other data
+        # (`where(b < 8, lgamma(a + b), ...)`) switches regimes; it is not aimed at the op's pole.
+        regime = arg_vars - cond_vars and any(selected_values(branch.cond, name, env) is not None for name in shared)
+        return not regime
+
+    def _variables(self, node: cst.CSTNode, env: _Env, depth: int) -> set[str]:
+        """The root data names an expression is made of: locals are replaced by what they were
+        computed from, `depth` levels deep (`pi_x = x * pi` stands for `x`)."""
+        found: set[str] = set()
+        for name in _loads(node):
+            binding = env.binding(name)
+            if binding is not None and binding.imported is not None:
+                continue
+            if depth > 0 and binding is not None and binding.value is not None and binding.position < env.position:
+                found |= self._variables(binding.value, env.at(binding.position), depth - 1)
+            elif name.value not in _SHARED_RECEIVERS:
+                found.add(name.value)
+        return found
+
     def _guard_verdict(self, branch: Branch, use: OpUse, env: _Env) -> tuple[str, Optional[tuple[IntervalSet, str]]]:
         """Compare what the guard selects with the op's leak domain, when the guard names the argument."""
         if branch.cond is None or branch.polarity is None or not use.op.elementwise:
-            return "leak", None
+            return "unknown", None
         for var, to_var in affine_base(use.arg, env):
             chosen = selected_values(branch.cond, self.code(var), env)
             if chosen is None:
@@ -338,17 +416,49 @@ class Detector:
             domain = to_var(use.leak_domain)
             admitted = selected.intersect(domain)
             # A pole on the guard's own boundary (`x >= 0` for sqrt) is a guard aimed at it that let it in.
-            if not admitted.is_empty() and _on_boundary(admitted, selected):
+            if not admitted.is_empty() and _on_boundary(admitted, selected) and _holds_a_pole(admitted, domain):
                 return "admits", (admitted, self.code(var))
             if selected.complement().intersect(domain).is_empty():
                 return "no-leak", None  # unselected only where the op is harmless
-            return "leak", None
-        return "leak", None
+            return "leak", None  # the condition is about the argument, and leaves the pole unselected
+        return "unknown", None
 
 
 def _on_boundary(admitted: IntervalSet, selected: IntervalSet) -> bool:
     ends = {v for p in selected.parts for v in (p.lo, p.hi) if is_finite_number(v)}
     return any(p.lo in ends or p.hi in ends for p in admitted.parts)
+
+
+def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:
+    """The guard selects the pole itself (an edge of the leak domain), not only where the op is NaN."""
+    edges = {v for p in domain.parts for v in (p.lo, p.hi) if is_finite_number(v)}
+    return any(admitted.contains(edge) for edge in edges)
+
+
+def _passed_through(call: cst.Call, qualified: Optional[str]) -> Optional[cst.BaseExpression]:
+    """The value a cast or reshape carries through (`x.astype(t)`, `tf.cast(x, t)`), else None."""
+    if qualified is None and isinstance(call.func, cst.Attribute) and call.func.attr.value in _PASS_THROUGH_METHODS:
+        return call.func.value
+    if qualified is not None and qualified.rsplit(".", 1)[-1] in _PASS_THROUGH_FUNCTIONS and call.args:
+        return call.args[0].value
+    return None
+
+
+def _loads(node: cst.CSTNode) -> list[cst.Name]:
+    """Names read in an expression (not attribute names or keyword labels; not inside lambdas)."""
+    found: list[cst.Name] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.append(current)
+        elif isinstance(current, cst.Attribute):
+            stack.append(current.value)
+        elif isinstance(current, cst.Arg):
+            stack.append(current.value)
+        elif not isinstance(current, (cst.Lambda, cst.FunctionDef)):
+            stack.extend(current.children)
+    return found
 
 
 def _indirect(use: OpUse, via, definition) -> OpUse:

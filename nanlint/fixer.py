@@ -15,12 +15,12 @@ from typing import Callable, Optional
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
-from nanlint.detector import DIRECT, INDIRECT, OVERFLOW, Detector, LeakSite
+from nanlint.detector import DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION, Detector, LeakSite
 from nanlint.diagnostics import Location
 from nanlint.fixes import DISPLAY_ONLY, SAFE, UNSAFE, Edit, Fix
 from nanlint.names import binding_at, qualified_name
 
-FIXABLE_CODES = frozenset({DIRECT, INDIRECT, OVERFLOW})
+FIXABLE_CODES = frozenset({DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION})
 # Calls into these look random or stateful: duplicating one changes the program's values.
 _IMPURE_NAME = re.compile(r"(^|\.)(random|rand\w*|dropout|uniform|normal|bernoulli|multinomial|shuffle|sample\w*|choice|permutation)(\.|$)")
 _TF_MODULES = ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2", "tensorflow.experimental.numpy")

@@ -237,11 +237,12 @@ def _op_name(node: cst.CSTNode, detector: Detector) -> str:
 
 
 def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """One op can sit in two branches' walks (a local used twice): report each place once."""
+    """Report each place once: one op can sit in two walks, and a local (NAN002) can be computed by
+    several singular ops; its first one stands for the chain, the fix loop reaches the others."""
     seen = set()
     out = []
     for d in diagnostics:
-        key = (d.code, d.location, d.end_location, d.message)
+        key = (d.code, d.location, d.end_location) if d.code == "NAN002" else (d.code, d.location, d.end_location, d.message)
         if key not in seen:
             seen.add(key)
             out.append(d)

@@ -137,19 +137,20 @@ class ScopeIndex(cst.CSTVisitor):
         if isinstance(target, cst.Name) and target.value != original:
             self.renamed[target.value] = original.rsplit(".", 1)[-1]
 
+    # An assignment binds once its value is computed: `b = b.clip(0)` reads the previous `b`.
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._bind_target(target.target, value=node.value)
+            self._bind_target(target.target, value=node.value, after=node)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self._bind_target(node.target, value=node.value)
+            self._bind_target(node.target, value=node.value, after=node)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind_target(node.target)
+        self._bind_target(node.target, after=node)
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind_target(node.target, value=node.value)
+        self._bind_target(node.target, value=node.value, after=node)
 
     def visit_For(self, node: cst.For) -> None:
         self._bind_target(node.target)
@@ -165,15 +166,17 @@ class ScopeIndex(cst.CSTVisitor):
         if node.name is not None:
             self._bind_target(node.name.name)
 
-    def _bind_target(self, target: cst.CSTNode, *, value=None, imported: Optional[str] = None) -> None:
+    def _bind_target(self, target: cst.CSTNode, *, value=None, imported: Optional[str] = None, after=None) -> None:
         if isinstance(target, cst.Name):
-            self.scope.bind(Binding(target.value, self._pos(target), imported=imported, value=value))
+            end = self.positions[after].end if after is not None else None
+            position = (end.line, end.column) if end is not None else self._pos(target)
+            self.scope.bind(Binding(target.value, position, imported=imported, value=value))
         elif isinstance(target, (cst.Tuple, cst.List)):
             # Unpacking: each name is bound, but to an unknown part of the value.
             for element in target.elements:
-                self._bind_target(element.value)
+                self._bind_target(element.value, after=after)
         elif isinstance(target, cst.StarredElement):
-            self._bind_target(target.value)
+            self._bind_target(target.value, after=after)
 
     # --- uses ---------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:

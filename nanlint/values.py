@@ -16,12 +16,14 @@ import libcst as cst
 
 from nanlint.catalog import BOUNDED_BELOW_FUNCTIONS, BOUNDED_BELOW_METHODS
 from nanlint.intervals import INF, Interval, IntervalSet
-from nanlint.names import Binding
+from nanlint.names import Binding, leaf_name
 
 MAX_DEPTH = 4
 _CONSTANT_ATTRS = {"pi": math.pi, "e": math.e, "inf": INF, "tau": math.tau}
 # PEP 8 constants (EPS, SCALE) are module-level configuration, not data.
-_CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+_CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
+# Metadata of an array, never its values: nothing flows through it to a gradient.
+_METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
 # Names that say "a small positive number added to keep away from the pole".
 EPSILON_NAME = re.compile(r"(?i)^_?(\w+_)?(eps|epsilon|tiny|tol|jitter|smooth(ing)?|stabili[sz]er|min_\w+|\w+_min)$")
 
@@ -94,7 +96,7 @@ def depends_on_data(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
             return depends_on_data(binding.value, env, depth + 1)
         return not _CONSTANT_NAME.match(node.value)
     if isinstance(node, cst.Attribute):
-        if env.qualified(node) is not None or _CONSTANT_NAME.match(node.attr.value):
+        if env.qualified(node) is not None or _CONSTANT_NAME.match(node.attr.value) or node.attr.value in _METADATA_ATTRS:
             return False
         return True
     if isinstance(node, cst.Call):
@@ -212,4 +214,6 @@ def _is_epsilon(node: cst.BaseExpression, env: Env) -> bool:
         return bool(EPSILON_NAME.match(node.value))
     if isinstance(node, cst.Attribute):
         return bool(EPSILON_NAME.match(node.attr.value))
+    if isinstance(node, cst.Call) and not node.args:
+        return bool(EPSILON_NAME.match(leaf_name(node.func) or ""))  # backend.epsilon()
     return False
