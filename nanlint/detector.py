@@ -36,6 +36,7 @@ INDIRECT = "NAN002"
 POLE_ADMITTED = "NAN003"
 OVERFLOW = "NAN004"
 CLAMP = "NAN101"
+CLAMP_AT_POLE = "NAN102"
 UNRELATED_CONDITION = "NAN401"
 # Receivers that every attribute in a method shares: they relate nothing.
 _SHARED_RECEIVERS = frozenset({"self", "cls"})
@@ -165,7 +166,55 @@ class Detector:
                     if site is not None:
                         site.scope = scope
                         found.append(site)
+        found += self._clamps_at_poles()
         return found
+
+    def _clamps_at_poles(self) -> list[LeakSite]:
+        """`sqrt(maximum(x, 0.0))`, `x.clamp_min(0).sqrt()`, `arcsin(clip(x, -1, 1))`: the clamp is a
+        select whose bound sits on the op's pole; where it is chosen, 0 * inf is NaN."""
+        found = []
+        for outer, inner, scope in self.index.wrapping:
+            env = _Env(self, scope, self.position(outer))
+            resolved = self._resolve_select(inner, env)
+            if resolved is None or resolved[0].kind != "clamp" or self.contexts.excluded(outer):
+                continue
+            sel, framework, method_form = resolved
+            use = self._call_use_unchecked(outer, env)
+            if use is None or use.arg is not inner or use.op.kind != "pole":
+                continue
+            operand = next((b for b in self._branches(inner, sel, method_form) if depends_on_data(b.expr, env)), None)
+            if operand is None:
+                continue
+            for bound in _clamp_bounds(inner, sel, method_form, env):
+                if use.leak_domain.contains(bound):
+                    display = f"Tensor.{inner.func.attr.value}" if method_form else self.code(inner.func)
+                    site = LeakSite(CLAMP_AT_POLE, inner, sel, display, use.framework or framework, method_form, operand, use)
+                    site.admitted, site.guard_var, site.scope = IntervalSet.point(bound), "the bound", scope
+                    found.append(site)
+                    break
+        return found
+
+    def _call_use_unchecked(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
+        """The singular op `call` applies and its argument, whether or not that argument is guarded."""
+        qualified = env.qualified(call.func)
+        hit = self.catalog.op(qualified)
+        if hit is not None:
+            op, framework = hit
+            arg, exponent = _arg(call, op.arg), _arg(call, op.exponent) if op.exponent else None
+        elif qualified is None and isinstance(call.func, cst.Attribute):
+            hit = self.catalog.method_op(call.func.attr.value, self.imported_frameworks)
+            if hit is None:
+                return None
+            op, framework = hit
+            arg = _arg(call, op.method_arg, call.func.value)
+            exponent = _arg(call, op.method_exponent, call.func.value) if op.method_exponent else None
+        else:
+            return None
+        domain = op.leak_domain
+        if op.exponent is not None:
+            p = constant_value(exponent, env) if exponent is not None else None
+            domain = power_leak_domain(p) if p is not None else None
+        return OpUse(op, framework, call, arg, domain) if arg is not None and domain is not None else None
 
     def branches_of(self, call: cst.Call, scope: Scope) -> list[Branch]:
         """The branches of `call` if it is a select, else []."""
@@ -427,6 +476,19 @@ class Detector:
 def _on_boundary(admitted: IntervalSet, selected: IntervalSet) -> bool:
     ends = {v for p in selected.parts for v in (p.lo, p.hi) if is_finite_number(v)}
     return any(p.lo in ends or p.hi in ends for p in admitted.parts)
+
+
+def _clamp_bounds(call: cst.Call, sel: SelectFunction, method_form: bool, env) -> list[float]:
+    """The constant bounds a clamp-like call applies, whichever argument carries them."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = [a.value for a in call.args if a.keyword is not None and a.keyword.value in _LOWER_KEYWORDS | _UPPER_KEYWORDS]
+    if method_form:
+        candidates = positional  # x.clamp(0, 1), x.clamp_min(0), x.maximum(y)
+    else:
+        # clip(x, lo, hi) and lax.clamp(lo, x, hi) have one operand; in maximum(a, b) either may be the bound.
+        operand = sel.branches[0].position if len(sel.branches) == 1 else None
+        candidates = [v for i, v in enumerate(positional) if i != operand]
+    return [v for v in (constant_value(c, env) for c in candidates + keywords) if v is not None]
 
 
 def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:

@@ -57,6 +57,8 @@ class ScopeIndex(cst.CSTVisitor):
         self.positions = positions
         self.interesting_call = interesting_call
         self.calls: list[tuple[cst.Call, Scope]] = []
+        # (outer call, interesting call it takes as an argument or receiver, scope): `sqrt(maximum(x, 0))`.
+        self.wrapping: list[tuple[cst.Call, cst.Call, Scope]] = []
         # alias -> original name, for `from jax.numpy import where as w` (a call to `w` is a candidate).
         self.renamed: dict[str, str] = {}
         self.scope_of: dict[int, Scope] = {}
@@ -182,6 +184,10 @@ class ScopeIndex(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if self.interesting_call(node):
             self.calls.append((node, self.scope))
+        inner = [a.value for a in node.args] + ([node.func.value] if isinstance(node.func, cst.Attribute) else [])
+        for value in inner:
+            if isinstance(value, cst.Call) and self.interesting_call(value):
+                self.wrapping.append((node, value, self.scope))
 
 
 def _dotted(node: cst.BaseExpression) -> str:

@@ -1,0 +1,56 @@
+from nanlint.rules.base import Invalid, Rule, Valid
+
+
+class ClampBoundAtPole(Rule):
+    """
+    ## What it does
+    Checks for a singular op applied to a clamp whose bound lies on the op's pole:
+    `jnp.sqrt(jnp.maximum(x, 0.0))`, `x.clamp_min(0).sqrt()`, `jnp.arcsin(jnp.clip(x, -1.0, 1.0))`.
+
+    ## Why is this bad?
+    The clamp looks like a guard, but it is a select: where `x` is below the bound, the clamp outputs
+    the bound and passes a zero gradient back to `x`. The op is then evaluated exactly at its pole,
+    where its derivative is infinite, and autodiff multiplies `0 * inf`: the gradient of `x` is NaN for
+    every clamped element. A bound strictly inside the op's domain avoids the pole.
+
+    ## Example
+    ```python
+    import torch
+
+    def hellinger(p, q):
+        return (1 - (p * q).sum(-1)).clamp_min(0).sqrt()
+    ```
+
+    Use instead:
+    ```python
+    import torch
+
+    def hellinger(p, q):
+        return (1 - (p * q).sum(-1)).clamp_min(1e-12).sqrt()
+    ```
+    or a double where, when the value at the pole must stay exact.
+
+    ## Fix safety
+    No automatic fix: moving the bound off the pole changes the values near it, and the right epsilon
+    depends on the dtype and the model.
+
+    ## References
+    - optax `safe_norm` docstring on `jnp.maximum(jnp.linalg.norm(x), min_norm)`
+    - pytorch/pytorch#10729
+    """
+
+    CODE = "NAN102"
+    NAME = "clamp-bound-at-pole"
+    SUMMARY = "Singular op applied to a clamp whose bound is the op's pole"
+    MESSAGE = "`{op}` is evaluated at its pole wherever `{select}` clamps to {admitted}: the clamp's zero gradient meets {why}; use a bound inside the domain"
+    VALID = (
+        Valid("import jax.numpy as jnp\njnp.sqrt(jnp.maximum(x, 1e-12))\n"),
+        Valid("import jax.numpy as jnp\njnp.log(jnp.clip(x, 1e-6, 1.0))\n"),
+        Valid("import jax.numpy as jnp\njnp.sqrt(jnp.maximum(2.0, 0.0))\n"),
+    )
+    INVALID = (
+        Invalid("import jax.numpy as jnp\ny = jnp.sqrt(jnp.maximum(x, 0.0))\n", line=2),
+        Invalid("import torch\ny = (1 - x).clamp_min(0).sqrt()\n", line=2),
+        Invalid("import jax.numpy as jnp\ny = jnp.arcsin(jnp.clip(x, -1.0, 1.0))\n", line=2),
+        Invalid("import tensorflow as tf\ny = tf.math.log(tf.maximum(0.0, x))\n", line=2),
+    )
