@@ -44,15 +44,15 @@ class CatalogView:
         return framework in self.frameworks or framework == "user"
 
     def op(self, qualified: Optional[str]) -> Optional[tuple[SingularOp, str]]:
-        for name in _candidates(qualified):
-            hit = self._ops.get(name)
-            if hit is not None:
-                return hit if self._enabled(hit[1]) else None
-        return None
+        return self._lookup(self._ops, qualified)
 
     def select(self, qualified: Optional[str]) -> Optional[tuple[SelectFunction, str]]:
+        return self._lookup(self._selects, qualified)
+
+    def _lookup(self, index: dict, qualified: Optional[str]):
+        """The first entry under the name or one of its canonical spellings, if its framework is on."""
         for name in _candidates(qualified):
-            hit = self._selects.get(name)
+            hit = index.get(name)
             if hit is not None:
                 return hit if self._enabled(hit[1]) else None
         return None

@@ -15,6 +15,8 @@ from typing import Optional
 
 import libcst as cst
 
+from nanlint.names import leaf_name
+
 _CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_derivative")
 _NO_GRAD = ("no_grad", "inference_mode", "stop_recording")
 _REGISTRATIONS = frozenset({"defjvp", "defvjp", "defjvps"})
@@ -78,7 +80,7 @@ class Contexts(cst.CSTVisitor):
         first = node.args[0].value if node.args else None
         if isinstance(func, cst.Attribute) and func.attr.value in _REGISTRATIONS and isinstance(func.value, cst.Name):
             self._custom.add(func.value.value)  # f.defjvp(f_jvp): f's body is never differentiated
-        leaf = _leaf(func) or (_leaf(func.func) if isinstance(func, cst.Call) else None)
+        leaf = leaf_name(func) or (leaf_name(func.func) if isinstance(func, cst.Call) else None)
         if leaf in _WRAPPERS and isinstance(first, cst.Name):
             self._custom.add(first.value)  # custom_jvp(f), custom_gradient(...)(f), lower_fun(f)
 
@@ -105,11 +107,3 @@ class Contexts(cst.CSTVisitor):
                         changed = True
             self._resolved = custom
         return self._resolved
-
-
-def _leaf(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None

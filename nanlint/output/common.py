@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 from nanlint.diagnostics import Diagnostic
 from nanlint.source_lines import split_lines  # noqa: F401  (re-exported for the formats)
@@ -14,6 +14,18 @@ def is_fixable(diagnostic: Diagnostic) -> bool:
     one counts only with --unsafe-fixes (the command sets `available`)."""
     fix = diagnostic.fix
     return fix is not None and fix.applicability != "display-only" and getattr(fix, "available", True)
+
+
+def cwd_relative(filename: str) -> tuple[PurePath, bool]:
+    """The path relative to the working directory when it lies inside it; and whether it does (or was
+    relative already). CI reports link files relative to the checkout."""
+    path = PurePath(filename)
+    if not path.is_absolute():
+        return path, True
+    try:
+        return Path(path).relative_to(Path.cwd()), True
+    except ValueError:
+        return path, False
 
 
 def posix_path(filename: str) -> str:

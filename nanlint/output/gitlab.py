@@ -9,11 +9,12 @@ without making it new (see `nanlint.fingerprint`).
 from __future__ import annotations
 
 import json
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
 from nanlint.diagnostics import Diagnostic
 from nanlint.fingerprint import fingerprints
+from nanlint.output.common import cwd_relative
 
 # Every nanlint finding is a gradient that can turn into NaN during training: a bug, not style.
 SEVERITY = "major"
@@ -47,10 +48,4 @@ def report_path(filename: str) -> str:
 
     An absolute path inside the working directory is made relative to it; any other stays as it is.
     """
-    path = PurePath(filename)
-    if path.is_absolute():
-        try:
-            path = Path(path).relative_to(Path.cwd())
-        except ValueError:
-            pass
-    return path.as_posix()
+    return cwd_relative(filename)[0].as_posix()

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import nanlint
 from nanlint.diagnostics import DOCS_URL, Diagnostic, Location, Related
-from nanlint.output.common import is_fixable
+from nanlint.output.common import cwd_relative, is_fixable
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = DOCS_URL.split("/rules/")[0]
@@ -84,12 +84,9 @@ def artifact_uri(filename: str) -> str:
 
     An absolute path inside the working directory is made relative to it; any other becomes a file URI.
     """
-    path = PurePath(filename)
-    if path.is_absolute():
-        try:
-            path = Path(path).relative_to(Path.cwd())
-        except ValueError:
-            return Path(path).as_uri()
+    path, inside = cwd_relative(filename)
+    if not inside:
+        return Path(path).as_uri()
     # Percent-encode spaces and the like: a SARIF uri must be a valid URI reference.
     return quote(path.as_posix(), safe="/")
 
