@@ -5,7 +5,8 @@
   `custom_jvp(f)`, lowered with `lower_fun(f)` as a primitive's implementation, or the `forward` of a
   `torch.autograd.Function`;
 - private helpers (`_name`) that only such functions call;
-- `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them.
+- `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them;
+- the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ _CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_der
 _NO_GRAD = ("no_grad", "inference_mode", "stop_recording")
 _REGISTRATIONS = frozenset({"defjvp", "defvjp", "defjvps"})
 _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun"})
+# lax.while_loop(cond_fun, body_fun, init): JAX cannot differentiate a while loop in reverse mode.
+_LOOP_BODIES = {"while_loop": 1}
 
 
 class Contexts(cst.CSTVisitor):
@@ -83,6 +86,10 @@ class Contexts(cst.CSTVisitor):
         leaf = leaf_name(func) or (leaf_name(func.func) if isinstance(func, cst.Call) else None)
         if leaf in _WRAPPERS and isinstance(first, cst.Name):
             self._custom.add(first.value)  # custom_jvp(f), custom_gradient(...)(f), lower_fun(f)
+        if leaf in _LOOP_BODIES and len(node.args) > _LOOP_BODIES[leaf]:
+            body = node.args[_LOOP_BODIES[leaf]].value
+            if isinstance(body, cst.Name):
+                self._custom.add(body.value)
 
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self._def_names:

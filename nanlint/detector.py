@@ -387,7 +387,11 @@ class Detector:
                 return self._guarded(inner, env, depth + 1)
             return qualified is None and leaf_name(arg.func) == "masked_fill"  # torch: a where spelled as a method
         if isinstance(arg, cst.IfExp):
-            return self._guarded(arg.body, env, depth + 1) and self._guarded(arg.orelse, env, depth + 1)
+            return all(self._guarded(side, env, depth + 1) or not depends_on_data(side, env) for side in (arg.body, arg.orelse))
+        # `safe_x`, `z_safe`: the author says it is guarded, and a guard nanlint does not see is still a guard.
+        names = [n for n in _loads(arg) if (b := env.binding(n)) is None or b.imported is None]
+        if names and all("safe" in n.value.lower() for n in names):
+            return True
         if isinstance(arg, cst.Name) and depth < MAX_INDIRECTION:
             binding = env.binding(arg)
             if binding is not None and binding.value is not None and binding.imported is None:
