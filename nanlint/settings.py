@@ -57,7 +57,7 @@ class Settings:
     respect_gitignore: bool = True
     # Analysis.
     frameworks: list[str] = field(default_factory=lambda: list(DEFAULT_FRAMEWORKS))
-    # A bare `# noqa` silences nanlint only when this is on.
+    # A bare noqa comment (no codes) silences nanlint only when this is on.
     blanket_noqa: bool = False
     # User additions to the catalog.
     extend_select_functions: list[str] = field(default_factory=list)  # where-like: (cond, x, y)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path, PurePath
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.source_lines import split_lines  # noqa: F401  (re-exported for the formats)
 
 
 

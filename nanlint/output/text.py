@@ -14,7 +14,8 @@ from rich.text import Text
 
 from nanlint.diagnostics import Diagnostic, Location
 from nanlint.fixes import apply_edits
-from nanlint.output.common import is_fixable, split_lines
+from nanlint.output.common import is_fixable
+from nanlint.source_lines import split_lines
 
 CONTEXT_LINES = 2  # ruff shows two lines either side of the range
 MAX_RANGE_LINES = 6  # a longer range keeps its head and tail and elides the middle
