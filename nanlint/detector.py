@@ -179,7 +179,7 @@ class Detector:
             if resolved is None or resolved[0].kind != "clamp" or self.contexts.excluded(outer):
                 continue
             sel, framework, method_form = resolved
-            use = self._call_use_unchecked(outer, env)
+            use = self._op_applied(outer, env)
             if use is None or use.arg is not inner or use.op.kind != "pole":
                 continue
             operand = next((b for b in self._branches(inner, sel, method_form) if depends_on_data(b.expr, env)), None)
@@ -194,26 +194,25 @@ class Detector:
                     break
         return found
 
-    def _call_use_unchecked(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
-        """The singular op `call` applies and its argument, whether or not that argument is guarded."""
+    def _op_applied(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
+        """The singular op `call` applies (a function or a tensor method) and the argument a fix masks,
+        whether or not that argument is guarded; None for anything else."""
         qualified = env.qualified(call.func)
         hit = self.catalog.op(qualified)
         if hit is not None:
             op, framework = hit
             arg, exponent = _arg(call, op.arg), _arg(call, op.exponent) if op.exponent else None
-        elif qualified is None and isinstance(call.func, cst.Attribute):
+        elif qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
             hit = self.catalog.method_op(call.func.attr.value, self.imported_frameworks)
             if hit is None:
                 return None
             op, framework = hit
-            arg = _arg(call, op.method_arg, call.func.value)
-            exponent = _arg(call, op.method_exponent, call.func.value) if op.method_exponent else None
+            receiver = call.func.value
+            arg = _arg(call, op.method_arg, receiver)
+            exponent = _arg(call, op.method_exponent, receiver) if op.method_exponent else None
         else:
             return None
-        domain = op.leak_domain
-        if op.exponent is not None:
-            p = constant_value(exponent, env) if exponent is not None else None
-            domain = power_leak_domain(p) if p is not None else None
+        domain = _domain_for(op, exponent, env)
         return OpUse(op, framework, call, arg, domain) if arg is not None and domain is not None else None
 
     def branches_of(self, call: cst.Call, scope: Scope) -> list[Branch]:
@@ -278,7 +277,7 @@ class Detector:
             qualified = env.qualified(node.func)
             if self._is_select_or_barrier(node, qualified, env):
                 return  # a nested select is checked on its own; a barrier stops all gradient
-            use = self._call_use(node, qualified, env)
+            use = self._call_use(node, env)
             if use is not None:
                 yield _indirect(use, via, definition)
             children = [a.value for a in node.args]
@@ -328,24 +327,12 @@ class Detector:
         return False
 
     # --- singular ops ---------------------------------------------------------------------------
-    def _call_use(self, call: cst.Call, qualified: Optional[str], env: _Env) -> Optional[OpUse]:
-        hit = self.catalog.op(qualified)
-        if hit is not None:
-            op, framework = hit
-            arg, exponent = _arg(call, op.arg), _arg(call, op.exponent) if op.exponent else None
-        elif qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
-            hit = self.catalog.method_op(call.func.attr.value, self.imported_frameworks)
-            if hit is None:
-                return None
-            op, framework = hit
-            receiver = call.func.value
-            arg = _arg(call, op.method_arg, receiver)
-            exponent = _arg(call, op.method_exponent, receiver) if op.method_exponent else None
-        else:
-            return None
-        if arg is None or any(a.keyword is not None and a.keyword.value in op.guard_keywords for a in call.args):
-            return None
-        return self._use_if_leaking(op, framework, call, arg, exponent, env)
+    def _call_use(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
+        """The singular op `call` applies, if its argument can take the op to its pole here."""
+        use = self._op_applied(call, env)
+        if use is None or any(a.keyword is not None and a.keyword.value in use.op.guard_keywords for a in call.args):
+            return None  # torch.logit(x, eps=...) clamps by itself
+        return use if self._leaks(use.arg, use.leak_domain, use.op, env) else None
 
     def _operator_use(self, node: cst.BinaryOperation, env: _Env) -> Optional[OpUse]:
         operator = {cst.Divide: "/", cst.Modulo: "%", cst.Power: "**"}.get(type(node.operator))
@@ -359,10 +346,7 @@ class Detector:
         return self._use_if_leaking(op, "", node, node.right, None, env)
 
     def _use_if_leaking(self, op: SingularOp, framework: str, node, arg, exponent, env: _Env) -> Optional[OpUse]:
-        domain: Optional[IntervalSet] = op.leak_domain
-        if op.exponent is not None:
-            p = constant_value(exponent, env) if exponent is not None else None
-            domain = power_leak_domain(p) if p is not None else None
+        domain = _domain_for(op, exponent, env)
         if domain is None or not self._leaks(arg, domain, op, env):
             return None
         return OpUse(op, framework, node, arg, domain)
@@ -480,6 +464,14 @@ class Detector:
 def _on_boundary(admitted: IntervalSet, selected: IntervalSet) -> bool:
     ends = {v for p in selected.parts for v in (p.lo, p.hi) if is_finite_number(v)}
     return any(p.lo in ends or p.hi in ends for p in admitted.parts)
+
+
+def _domain_for(op: SingularOp, exponent: Optional[cst.BaseExpression], env) -> Optional[IntervalSet]:
+    """The op's leak domain; for a power, narrowed by its constant exponent (None: no leak, or unknown)."""
+    if op.exponent is None:
+        return op.leak_domain
+    p = constant_value(exponent, env) if exponent is not None else None
+    return power_leak_domain(p) if p is not None else None
 
 
 def _clamp_bounds(call: cst.Call, sel: SelectFunction, method_form: bool, env) -> list[float]:
