@@ -503,7 +503,8 @@ def _passed_through(call: cst.Call, qualified: Optional[str]) -> Optional[cst.Ba
 
 
 def _loads(node: cst.CSTNode) -> list[cst.Name]:
-    """Names read in an expression (not attribute names or keyword labels; not inside lambdas)."""
+    """Names of data read in an expression: not attribute names, keyword labels, called functions
+    (`open(...)` is not data, `x.sum()` reads `x`), or anything inside a lambda."""
     found: list[cst.Name] = []
     stack = [node]
     while stack:
@@ -514,6 +515,10 @@ def _loads(node: cst.CSTNode) -> list[cst.Name]:
             stack.append(current.value)
         elif isinstance(current, cst.Arg):
             stack.append(current.value)
+        elif isinstance(current, cst.Call):
+            stack.extend(a.value for a in current.args)
+            if not isinstance(current.func, cst.Name):
+                stack.append(current.func)
         elif not isinstance(current, (cst.Lambda, cst.FunctionDef)):
             stack.extend(current.children)
     return found
