@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import libcst as cst
 
-from nanlint.catalog import canonical_names, framework_of
+from nanlint.catalog import framework_of
 from nanlint.names import Scope, binding_at, qualified_name
 
 Tree = list[Any]
@@ -126,7 +126,7 @@ class Translator:
         args = [self.tree(a.value) for a in node.args if a.keyword is None]
         kwargs = {a.keyword.value: self.tree(a.value) for a in node.args if a.keyword is not None}
         if qualified is not None:
-            return ["fn", canonical_names(qualified)[-1], args, kwargs]
+            return ["fn", qualified, args, kwargs]  # the worker resolves aliases against its allowlist
         return ["method", node.func.attr.value, receiver, args, kwargs]
 
     def _comparison(self, node: cst.Comparison) -> Tree:
