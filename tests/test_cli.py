@@ -225,3 +225,13 @@ def test_linting_does_not_import_frameworks(project: Path) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_no_progress_bar_when_piped(tmp_path: Path) -> None:
+    """Progress is drawn only on a terminal: pre-commit, CI and pipes get nothing extra."""
+    for i in range(60):
+        (tmp_path / f"m{i}.py").write_text(LEAK)
+    proc = run("check", "--statistics", ".", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr == ""
+    assert proc.stdout.split() == ["60", "NAN001", "[*]", "where-branch-singular-op"]
