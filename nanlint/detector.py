@@ -431,13 +431,15 @@ class Detector:
         """The root data names an expression is made of: locals are replaced by what they were
         computed from, `depth` levels deep (`pi_x = x * pi` stands for `x`)."""
         found: set[str] = set()
-        for name in _loads(node):
+        for name, attribute in _data_names(node):
             binding = env.binding(name)
             if binding is not None and binding.imported is not None:
                 continue
-            if depth > 0 and binding is not None and binding.value is not None and binding.position < env.position:
+            if attribute is not None:
+                found.add(attribute)  # self.low: a field is a variable of its own
+            elif depth > 0 and binding is not None and binding.value is not None and binding.position < env.position:
                 found |= self._variables(binding.value, env.at(binding.position), depth - 1)
-            elif name.value not in _SHARED_RECEIVERS:
+            else:
                 found.add(name.value)
         return found
 
@@ -522,6 +524,24 @@ def _loads(node: cst.CSTNode) -> list[cst.Name]:
         elif not isinstance(current, (cst.Lambda, cst.FunctionDef)):
             stack.extend(current.children)
     return found
+
+
+def _data_names(node: cst.CSTNode) -> list[tuple[cst.Name, Optional[str]]]:
+    """Like _loads, with `self.x` / `cls.x` read as one variable (its text) rather than `self`."""
+    out = []
+    for name in _loads(node):
+        out.append((name, None))
+    fields = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name) and current.value.value in _SHARED_RECEIVERS:
+            fields.append(current)
+        elif not isinstance(current, (cst.Lambda, cst.FunctionDef)):
+            stack.extend(current.children)
+    receivers = {id(f.value) for f in fields}
+    out = [(n, None) for n, _ in out if id(n) not in receivers]
+    return out + [(f.value, f"{f.value.value}.{f.attr.value}") for f in fields]
 
 
 def _indirect(use: OpUse, via, definition) -> OpUse:
