@@ -24,7 +24,8 @@ from nanlint.discovery import discover
 from nanlint.fixes import UNSAFE
 from nanlint.adoption import BaselineError, add_noqa, new_findings, read_baseline, write_baseline
 from nanlint.fixing import fix_source, write_atomically
-from nanlint.progress import status, track
+from nanlint.parallel import check_paths, default_jobs
+from nanlint.progress import status
 from nanlint.verify.harness import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
 from nanlint.verify.report import render as verification_report
 from nanlint.verify.session import VerifiedRun
@@ -86,6 +87,7 @@ _CHECK_OPTIONS = [
     click.option("--stdin-filename", help="The name to report for source read from stdin (`-`)."),
     click.option("--dtype", type=click.Choice(["float32", "float64", "float16"]), default="float32", help="Probe dtype for verification."),
     click.option("--verify-timeout", type=float, default=DEFAULT_TIMEOUT_S, help="Seconds a verification worker may run."),
+    click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Processes to check files with (default: the cores)."),
 ]
 _FIX_OPTIONS = [
     click.option("--fix", is_flag=True, help="Apply safe fixes (the double where)."),
@@ -201,7 +203,10 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         # pre-commit passes files explicitly; when --force-exclude drops them all, that is not news.
         if not found.files and not errors and not (settings.force_exclude and paths):
             _warn("no Python files found under the given path(s)")
-        results = [linter.check_path(path) for path in track(found.files, "Checking")]
+        # Fixing, verifying and --add-noqa work from each file's analysis, which stays in this process.
+        in_process = any(options.get(k) for k in ("fix", "fix_only", "diff", "verify", "add_noqa"))
+        jobs = 1 if in_process else (options.get("jobs") or default_jobs())
+        results = check_paths(linter, list(found.files), jobs)
         targets = list(found.files)
 
     unsafe = options["unsafe_fixes"]

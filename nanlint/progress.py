@@ -18,13 +18,14 @@ def interactive() -> bool:
     return sys.stderr.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
 
 
-def track(items: list[T], description: str) -> Iterable[T]:
-    if len(items) < MIN_ITEMS or not interactive():
+def track(items: Iterable[T], description: str, total: int) -> Iterable[T]:
+    """`items` as they come, with a bar on a terminal when there are enough of them to wait for."""
+    if total < MIN_ITEMS or not interactive():
         return items
     from rich.console import Console
     from rich.progress import track as rich_track
 
-    return rich_track(items, description=description, console=Console(stderr=True), transient=True)
+    return rich_track(items, description=description, total=total, console=Console(stderr=True), transient=True)
 
 
 @contextmanager

@@ -235,3 +235,16 @@ def test_no_progress_bar_when_piped(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr == ""
     assert proc.stdout.split() == ["60", "NAN001", "[*]", "where-branch-singular-op"]
+
+
+def test_findings_are_identical_with_one_job_and_many(tmp_path: Path) -> None:
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures" / "check"
+    for i in range(3):
+        for source in fixtures.glob("*.py"):
+            (tmp_path / f"{source.stem}_{i}.py").write_bytes(source.read_bytes())
+    one = run("check", "--isolated", "--output-format", "json", "-j", "1", ".", cwd=tmp_path)
+    many = run("check", "--isolated", "--output-format", "json", "-j", "2", ".", cwd=tmp_path)
+    assert one.returncode == many.returncode == 1
+    assert one.stdout == many.stdout and len(json.loads(one.stdout)) > 100
+    full = run("check", "--isolated", "-j", "2", ".", cwd=tmp_path)
+    assert full.stdout == run("check", "--isolated", "-j", "1", ".", cwd=tmp_path).stdout
