@@ -326,7 +326,7 @@ def _add_noqa(results: list[FileResult], targets: list[Optional[Path]], errors: 
 def _report_verification(diagnostics, sources, options, settings, errors) -> int:
     fmt = options["output_format"] or "full"
     if fmt in TEXT_FORMATS:
-        color = options["output_file"] is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        color = _color(options)
         pairs = [(d, d.verification) for d in diagnostics if d.verification is not None]
         text = verification_report(pairs, color=color, width=_width())
         counts = Counter(v.status for _, v in pairs)
@@ -382,8 +382,7 @@ def _apply_cli(settings: Settings, options: dict) -> Settings:
 
 def _report(diagnostics, sources: dict[str, str], options: dict, settings: Settings, *, applied: int = 0, to_stderr: bool = False) -> None:
     fmt = options["output_format"] or "full"
-    output_file = options["output_file"]
-    color = output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    color = _color(options)
     if options["statistics"]:
         text = render_statistics(diagnostics, "json" if fmt in ("json", "json-lines") else "text")
     else:
@@ -391,6 +390,11 @@ def _report(diagnostics, sources: dict[str, str], options: dict, settings: Setti
         if fmt in TEXT_FORMATS:
             text += _summary(diagnostics, applied)
     _write(text, options, to_stderr=to_stderr)
+
+
+def _color(options: dict) -> bool:
+    """Colour only for a terminal that has not asked for none (NO_COLOR), never in a file."""
+    return options["output_file"] is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
 def _write(text: str, options: dict, *, to_stderr: bool = False) -> None:

@@ -187,7 +187,7 @@ class Detector:
                 continue
             for bound in _clamp_bounds(inner, sel, method_form, env):
                 if use.leak_domain.contains(bound):
-                    display = f"Tensor.{inner.func.attr.value}" if method_form else self.code(inner.func)
+                    display = self._display(inner, method_form)
                     site = LeakSite(CLAMP_AT_POLE, inner, sel, display, use.framework or framework, method_form, operand, use)
                     site.admitted, site.guard_var, site.scope = IntervalSet.point(bound), "the bound", scope
                     found.append(site)
@@ -202,8 +202,8 @@ class Detector:
         if hit is not None:
             op, framework = hit
             arg, exponent = _arg(call, op.arg), _arg(call, op.exponent) if op.exponent else None
-        elif qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
-            hit = self.catalog.method_op(call.func.attr.value, self.imported_frameworks)
+        elif (method := self._method(call, qualified, env)) is not None:
+            hit = self.catalog.method_op(method, self.imported_frameworks)
             if hit is None:
                 return None
             op, framework = hit
@@ -214,6 +214,16 @@ class Detector:
             return None
         domain = _domain_for(op, exponent, env)
         return OpUse(op, framework, call, arg, domain) if arg is not None and domain is not None else None
+
+    def _method(self, call: cst.Call, qualified: Optional[str], env: _Env) -> Optional[str]:
+        """The method name when `call` is a tensor method on data (`x.sqrt()`), not a module function."""
+        if qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
+            return call.func.attr.value
+        return None
+
+    def _display(self, call: cst.Call, method_form: bool) -> str:
+        """How messages name a select: its source spelling, or `Tensor.where` for the method form."""
+        return f"Tensor.{call.func.attr.value}" if method_form else self.code(call.func)
 
     def branches_of(self, call: cst.Call, scope: Scope) -> list[Branch]:
         """The branches of `call` if it is a select, else []."""
@@ -239,8 +249,9 @@ class Detector:
         hit = self.catalog.select(qualified)
         if hit is not None:
             return hit[0], hit[1], False
-        if qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
-            hit = self.catalog.method_select(call.func.attr.value, self.imported_frameworks)
+        method = self._method(call, qualified, env)
+        if method is not None:
+            hit = self.catalog.method_select(method, self.imported_frameworks)
             if hit is not None:
                 return hit[0], hit[1], True
         return None
@@ -321,8 +332,8 @@ class Detector:
     def _is_select_or_barrier(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
         if self.catalog.select(qualified) is not None or self.catalog.is_barrier(qualified):
             return True
-        if qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
-            method = call.func.attr.value
+        method = self._method(call, qualified, env)
+        if method is not None:
             return method in BARRIER_METHODS or self.catalog.method_select(method, self.imported_frameworks) is not None
         return False
 
@@ -385,8 +396,7 @@ class Detector:
     # --- classification --------------------------------------------------------------------------
     def _classify(self, call, sel, framework, method_form, branch: Branch, use: OpUse, env: _Env) -> Optional[LeakSite]:
         def site(code: str, admitted: Optional[tuple[IntervalSet, str]] = None) -> LeakSite:
-            display = f"Tensor.{call.func.attr.value}" if method_form else self.code(call.func)
-            found = LeakSite(code, call, sel, display, use.framework or framework, method_form, branch, use)
+            found = LeakSite(code, call, sel, self._display(call, method_form), use.framework or framework, method_form, branch, use)
             if admitted is not None:
                 found.admitted, found.guard_var = admitted
             return found
@@ -528,9 +538,6 @@ def _loads(node: cst.CSTNode) -> list[cst.Name]:
 
 def _data_names(node: cst.CSTNode) -> list[tuple[cst.Name, Optional[str]]]:
     """Like _loads, with `self.x` / `cls.x` read as one variable (its text) rather than `self`."""
-    out = []
-    for name in _loads(node):
-        out.append((name, None))
     fields = []
     stack = [node]
     while stack:
@@ -540,8 +547,8 @@ def _data_names(node: cst.CSTNode) -> list[tuple[cst.Name, Optional[str]]]:
         elif not isinstance(current, (cst.Lambda, cst.FunctionDef)):
             stack.extend(current.children)
     receivers = {id(f.value) for f in fields}
-    out = [(n, None) for n, _ in out if id(n) not in receivers]
-    return out + [(f.value, f"{f.value.value}.{f.attr.value}") for f in fields]
+    names = [(n, None) for n in _loads(node) if id(n) not in receivers]
+    return names + [(f.value, f"{f.value.value}.{f.attr.value}") for f in fields]
 
 
 def _indirect(use: OpUse, via, definition) -> OpUse:

@@ -29,9 +29,8 @@ from nanlint.names import binding_at
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
 
 VERIFIED, FAILED, UNVERIFIABLE = "verified", "failed", "unverifiable"
-# The framework a finding is verified with, and the extra that installs it.
+# Frameworks whose findings can be verified; each is installed by the extra of the same name.
 BACKENDS = {"jax": "jax", "tensorflow": "tensorflow", "torch": "torch"}
-EXTRAS = {"jax": "jax", "tensorflow": "tensorflow", "torch": "torch"}
 REGULAR_PROBES = (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)
 MAX_PROBES_PER_VARIABLE = 14
 MAX_GRID = 4096
@@ -187,7 +186,7 @@ def _arg_shift(arg: cst.BaseExpression) -> float:
 def check_backends(backends: set[str]) -> None:
     for backend in sorted(backends):
         if importlib.util.find_spec(backend) is None:
-            raise BackendMissing(f"verifying {backend} code needs {backend}: pip install 'nanlint[{EXTRAS[backend]}]'")
+            raise BackendMissing(f"verifying {backend} code needs {backend}: pip install 'nanlint[{backend}]'")
 
 
 def run_worker(request: dict, timeout_s: float) -> dict:
