@@ -263,15 +263,15 @@ def judge(job: _Job, answer: dict) -> Verification:
         selected = trees["true"] if cond[i] else trees["false"]
         grads_before = {n: before["grad"][n][i] for n in names}
         grads_after = {n: after["grad"][n][i] for n in names}
-        differentiable = _finite(selected["value"][i]) and all(_finite(selected["grad"][n][i]) for n in names)
+        differentiable = finite(selected["value"][i]) and all(finite(selected["grad"][n][i]) for n in names)
         if not _same(value_before, value_after):
             failures.append(f"the value changed at {_point(point)}: {value_before} -> {value_after}")
         for n in names:
-            if _finite(grads_before[n]) and not _close(grads_before[n], grads_after[n]):
+            if finite(grads_before[n]) and not _close(grads_before[n], grads_after[n]):
                 failures.append(f"d/d{n} changed at {_point(point)}: {grads_before[n]} -> {grads_after[n]}")
-            if differentiable and not _finite(grads_after[n]):
+            if differentiable and not finite(grads_after[n]):
                 failures.append(f"d/d{n} is still {grads_after[n]} at {_point(point)}")
-            if differentiable and not _finite(grads_before[n]):
+            if differentiable and not finite(grads_before[n]):
                 reproduced = True
         probes.append({"point": point, "value": value_before, "grad_before": grads_before, "grad_after": grads_after, "selected_differentiable": differentiable})
     notes = _eager_notes(job, answer)
@@ -286,11 +286,12 @@ def _eager_notes(job: _Job, answer: dict) -> list[str]:
     if not eager:
         return []
     xla = answer["trees"]["original"]["grad"]
-    hidden = any(not _finite(xla[n][i]) and _finite(eager[n][i]) for n in xla for i in range(len(xla[n])))
+    hidden = any(not finite(xla[n][i]) and finite(eager[n][i]) for n in xla for i in range(len(xla[n])))
     return ["TensorFlow eager mode hides this leak: only XLA (jit_compile=True) shows the NaN"] if hidden else []
 
 
-def _finite(value) -> bool:
+def finite(value) -> bool:
+    """A number that is neither NaN nor infinite (values come back from the worker as JSON)."""
     return isinstance(value, (int, float)) and math.isfinite(value)
 
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import io
-import math
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.verify.harness import FAILED, VERIFIED, Verification
+from nanlint.verify.harness import FAILED, VERIFIED, Verification, finite
 
 MAX_ROWS = 8
 STATUS_STYLE = {VERIFIED: "bold green", FAILED: "bold red"}
@@ -40,8 +39,8 @@ def _table(verification: Verification) -> Table:
     for probe in _interesting(verification.probes):
         before = ", ".join(_num(v) for v in probe["grad_before"].values())
         after = ", ".join(_num(v) for v in probe["grad_after"].values())
-        leaked = any(not _finite(v) for v in probe["grad_before"].values())
-        fixed = all(_finite(v) for v in probe["grad_after"].values())
+        leaked = any(not finite(v) for v in probe["grad_before"].values())
+        fixed = all(finite(v) for v in probe["grad_after"].values())
         verdict = "leak fixed" if leaked and fixed else ("selected branch singular" if not probe["selected_differentiable"] else "")
         point = ", ".join(f"{k}={_num(v)}" for k, v in probe["point"].items())
         table.add_row(point, _num(probe["value"]), before, after, verdict)
@@ -50,13 +49,9 @@ def _table(verification: Verification) -> Table:
 
 def _interesting(probes: list[dict]) -> list[dict]:
     """The probes where the gradient changed first, then regular ones, at most MAX_ROWS."""
-    changed = [p for p in probes if p["grad_before"] != p["grad_after"] or any(not _finite(v) for v in p["grad_before"].values())]
+    changed = [p for p in probes if p["grad_before"] != p["grad_after"] or any(not finite(v) for v in p["grad_before"].values())]
     rest = [p for p in probes if p not in changed]
     return (changed + rest)[:MAX_ROWS]
-
-
-def _finite(value) -> bool:
-    return isinstance(value, (int, float)) and math.isfinite(value)
 
 
 def _num(value) -> str:
