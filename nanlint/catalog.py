@@ -14,6 +14,7 @@ Names are written with short module prefixes (`jnp.sqrt`) that `_expand` turns i
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -657,6 +658,12 @@ GRADIENT_SAFE_METHODS: dict[str, tuple[str, ...]] = {"torch": ("detach", "clamp"
 
 # Functions whose output is bounded below, for the value-range test of a singular op's argument:
 # name -> (lower bound, whether the bound is attained). exp(x) > 0, abs(x) >= 0, cosh(x) >= 1.
+# PEP 8 constants (EPS, SCALE) are module-level configuration, not data.
+CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
+# Metadata of an array, never its values: nothing flows through it to a gradient.
+METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
+
+
 def _bounded_below(*groups: tuple[str, float, bool]) -> dict[str, tuple[float, bool]]:
     return {name: (lo, closed) for spec, lo, closed in groups for name in _expand(spec)}
 

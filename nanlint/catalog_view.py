@@ -39,6 +39,9 @@ class CatalogView:
         self.select_leaf_names = frozenset(n.rsplit(".", 1)[-1] for n in self._selects) | frozenset(
             m for sel in SELECTS for fw, names in sel.methods.items() if fw in self.frameworks for m in names
         )
+        # The last names of every function spelling, for the screen that runs before any parse.
+        self.select_function_leaves = frozenset(n.rsplit(".", 1)[-1] for n in self._selects)
+        self.op_function_leaves = frozenset(n.rsplit(".", 1)[-1] for n in self._ops)
 
     def _enabled(self, framework: str) -> bool:
         return framework in self.frameworks or framework == "user"
@@ -70,6 +73,13 @@ class CatalogView:
                 if method in names and fw in frameworks and self._enabled(fw):
                     return op, fw
         return None
+
+    def method_names(self, frameworks: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """The tensor-method spellings of (selects, ops) a file importing `frameworks` can call."""
+        on = {fw for fw in frameworks if self._enabled(fw)}
+        selects = frozenset(m for sel in SELECTS for fw, names in sel.methods.items() if fw in on for m in names)
+        ops = frozenset(m for op in OPS_BY_KEY.values() for fw, names in op.methods.items() if fw in on for m in names)
+        return selects, ops
 
     def method_select(self, method: str, frameworks: frozenset[str]) -> Optional[tuple[SelectFunction, str]]:
         for sel in SELECTS:

@@ -19,6 +19,8 @@ from typing import Optional
 import click
 
 from nanlint import __version__
+from nanlint.cache import CACHE_DIR_NAME, ENV_CACHE_DIR, ResultCache, default_cache_dir
+from nanlint.cache import clean as clean_cache
 from nanlint.config import ConfigError, apply_overrides, find_config, load_settings
 from nanlint.discovery import discover
 from nanlint.fixes import UNSAFE
@@ -26,9 +28,7 @@ from nanlint.adoption import BaselineError, add_noqa, new_findings, read_baselin
 from nanlint.fixing import fix_source, write_atomically
 from nanlint.parallel import check_paths, default_jobs
 from nanlint.progress import status
-from nanlint.verify.harness import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
-from nanlint.verify.report import render as verification_report
-from nanlint.verify.session import VerifiedRun
+from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
 from nanlint.linter import FileResult, Linter
 from nanlint.output import FORMATS, is_fixable, render, render_statistics
 from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
@@ -88,6 +88,10 @@ _CHECK_OPTIONS = [
     click.option("--dtype", type=click.Choice(["float32", "float64", "float16"]), default="float32", help="Probe dtype for verification."),
     click.option("--verify-timeout", type=float, default=DEFAULT_TIMEOUT_S, help="Seconds a verification worker may run."),
     click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Processes to check files with (default: the cores)."),
+    click.option("--no-cache", is_flag=True, help="Check every file, without reading or writing the result cache."),
+    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=f"Where the result cache lives (default: {CACHE_DIR_NAME} in the project root, or ${ENV_CACHE_DIR})."),
+    # The reference the sliced fast path is tested against: every file the detector sees is whole.
+    click.option("--no-slicing", is_flag=True, hidden=True),
 ]
 _FIX_OPTIONS = [
     click.option("--fix", is_flag=True, help="Apply safe fixes (the double where)."),
@@ -128,6 +132,24 @@ def verify(paths: tuple[str, ...], **options) -> None:
         add_noqa=False, write_baseline=None, baseline=None,
     )
     sys.exit(run_check(list(paths), options, verify_command=True))
+
+
+@cli.command()
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help="The cache to remove (default: as `check` finds it).")
+def clean(cache_dir: Optional[Path]) -> None:
+    """Remove the result cache."""
+    try:
+        settings, _ = load_settings(find_config(Path.cwd()))
+    except ConfigError as error:
+        _error(str(error))
+        sys.exit(EXIT_ERROR)
+    directory = cache_dir or default_cache_dir(settings)
+    try:
+        removed = clean_cache(directory)
+    except OSError as error:
+        _error(f"nanlint: cannot remove {directory}: {error.strerror or error}")
+        sys.exit(EXIT_ERROR)
+    click.echo(f"Removed {directory}" if removed else f"No cache at {directory}")
 
 
 @cli.command()
@@ -206,7 +228,10 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         # Fixing, verifying and --add-noqa work from each file's analysis, which stays in this process.
         in_process = any(options.get(k) for k in ("fix", "fix_only", "diff", "verify", "add_noqa"))
         jobs = 1 if in_process else (options.get("jobs") or default_jobs())
-        results = check_paths(linter, list(found.files), jobs)
+        cache = None if in_process or options.get("no_cache") else ResultCache(options.get("cache_dir") or default_cache_dir(settings), settings)
+        results = check_paths(linter, list(found.files), jobs, cache)
+        if cache is not None and (problem := cache.save()):
+            _warn(problem)
         targets = list(found.files)
 
     unsafe = options["unsafe_fixes"]
@@ -215,6 +240,8 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         if options["verify"]:
             checked = sum(len(r.diagnostics) for r in results)
             with status(f"Verifying {checked} {'finding' if checked == 1 else 'findings'} under XLA"):
+                from nanlint.verify.session import VerifiedRun  # libcst and the harness: only when verifying
+
                 verified = VerifiedRun(linter, results, unsafe_fixes=unsafe, dtype=options["dtype"], timeout_s=options["verify_timeout"])
         fixed_files, applied, diffs = _apply_fixes(linter, results, targets, options, errors, verified)
     except BackendMissing as error:
@@ -264,7 +291,7 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
     return _exit_for(errors, diagnostics, options, changed=bool(fixed_files))
 
 
-def _apply_fixes(linter, results, targets, options, errors, verified: Optional[VerifiedRun]):
+def _apply_fixes(linter, results, targets, options, errors, verified):
     fixing = options["fix"] or options["fix_only"] or options["diff"]
     unsafe = options["unsafe_fixes"]
     applied: Counter = Counter()
@@ -328,6 +355,8 @@ def _report_verification(diagnostics, sources, options, settings, errors) -> int
     if fmt in TEXT_FORMATS:
         color = _color(options)
         pairs = [(d, d.verification) for d in diagnostics if d.verification is not None]
+        from nanlint.verify.report import render as verification_report
+
         text = verification_report(pairs, color=color, width=_width())
         counts = Counter(v.status for _, v in pairs)
         text += ", ".join(f"{counts[s]} {s}" for s in (VERIFIED, FAILED, UNVERIFIABLE) if counts[s]) or "Nothing to verify."
@@ -369,6 +398,8 @@ def _apply_cli(settings: Settings, options: dict) -> Settings:
     for key in ("force_exclude", "respect_gitignore"):
         if options[key] is not None:
             changes[key] = options[key]
+    if options.get("no_slicing"):
+        changes["parse_whole_files"] = True
     if options["per_file_ignores"]:
         table = dict(settings.per_file_ignores)
         for entry in options["per_file_ignores"]:

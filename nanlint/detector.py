@@ -8,21 +8,23 @@ Every finding is a `LeakSite`: the syntax nodes and catalog facts a fix or a ver
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from nanlint.catalog import OPS, Arg, SelectFunction, SingularOp, framework_of, is_finite_number, power_leak_domain
+from nanlint.catalog import OPS, Arg, SelectFunction, SingularOp, is_finite_number, power_leak_domain
 from nanlint.catalog_view import BARRIER_METHODS, CatalogView
 from nanlint.conditions import affine_base, selected_values
 from nanlint.contexts import Contexts
 from nanlint.intervals import IntervalSet
+from nanlint.limits import MAX_INDIRECTION
+from nanlint.textscan import scan_imports
 from nanlint.names import Binding, Position, Scope, ScopeIndex, binding_at, leaf_name, qualified_name
 from nanlint.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
 
-MAX_INDIRECTION = 3
 
 # Which side a clamp-like call bounds, by its name; clip/clamp depend on the bounds given.
 _LOWER_CLAMPS = frozenset({"maximum", "fmax", "max", "clamp_min"})
@@ -105,25 +107,52 @@ class _Env:
         return _Env(self.detector, self.scope, position)
 
 
+class FilePositions(Mapping):
+    """Positions on a slice, read as positions in the file it was cut from."""
+
+    def __init__(self, positions: Mapping, line_map: list[int]) -> None:
+        self._positions = positions
+        self._line_map = line_map
+        self._cache: dict[int, CodeRange] = {}
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        key = id(node)
+        if key not in self._cache:
+            raw = self._positions[node]
+            start = CodePosition(self._line_map[raw.start.line - 1], raw.start.column)
+            self._cache[key] = CodeRange(start, CodePosition(self._line_map[raw.end.line - 1], raw.end.column))
+        return self._cache[key]
+
+    def __iter__(self):
+        return iter(self._positions)
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+
 class Detector:
-    def __init__(self, module: cst.Module, catalog: CatalogView) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        catalog: CatalogView,
+        frameworks: Optional[frozenset[str]] = None,
+        line_map: Optional[list[int]] = None,
+    ) -> None:
+        """`module` is a file or a slice of one (`line_map`: each of its lines' number in the file);
+        every position the detector reports is a position in the file."""
         self.module = module
         self.catalog = catalog
         self._code_cache: dict[int, str] = {}
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        self.positions = wrapper.resolve(PositionProvider)
+        positions = wrapper.resolve(PositionProvider)
+        self.positions = positions if line_map is None else FilePositions(positions, line_map)
         self.index = ScopeIndex(self.positions, self._may_select)
         module.visit(self.index)
         self.contexts = Contexts(self.code)
         if self.index.calls:
             module.visit(self.contexts)
-        self.imported_frameworks = frozenset(
-            fw
-            for scope in self._scopes()
-            for bindings in scope.bindings.values()
-            for b in bindings
-            if b.imported and (fw := framework_of(b.imported))
-        )
+        # Tensor methods (`x.sqrt()`) count for the frameworks the file imports anywhere.
+        self.imported_frameworks = frameworks if frameworks is not None else scan_imports(module.code).frameworks
 
     # --- helpers -----------------------------------------------------------------------------
     def _scopes(self) -> Iterator[Scope]:

@@ -18,6 +18,10 @@ class Location:
     def to_json(self) -> dict[str, int]:
         return {"row": self.row, "column": self.column}
 
+    @classmethod
+    def from_json(cls, data: dict[str, int]) -> "Location":
+        return cls(data["row"], data["column"])
+
 
 @dataclass(frozen=True)
 class Related:
@@ -33,6 +37,10 @@ class Related:
             "location": self.location.to_json(),
             "end_location": self.end_location.to_json(),
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Related":
+        return cls(data["message"], Location.from_json(data["location"]), Location.from_json(data["end_location"]))
 
 
 @dataclass
@@ -89,3 +97,24 @@ class Diagnostic:
         if self.verification is not None:
             data["verification"] = self.verification.to_json()
         return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Diagnostic":
+        """The inverse of `to_json` for what a plain check produces (the cache stores that)."""
+        from nanlint.fixes import Fix
+
+        return cls(
+            code=data["code"],
+            name=data["name"],
+            message=data["message"],
+            filename=data["filename"],
+            location=Location.from_json(data["location"]),
+            end_location=Location.from_json(data["end_location"]),
+            fix_title=data.get("fix_title"),
+            noqa_row=data["noqa_row"],
+            framework=data["framework"],
+            op=data["op"],
+            branch=data["branch"],
+            related=[Related.from_json(r) for r in data["related"]],
+            fix=Fix.from_json(data["fix"]) if data["fix"] is not None else None,
+        )

@@ -22,6 +22,10 @@ class Edit:
     def to_json(self) -> dict[str, Any]:
         return {"content": self.content, "location": self.location.to_json(), "end_location": self.end_location.to_json()}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Edit":
+        return cls(data["content"], Location.from_json(data["location"]), Location.from_json(data["end_location"]))
+
 
 @dataclass
 class Fix:
@@ -33,6 +37,10 @@ class Fix:
 
     def to_json(self) -> dict[str, Any]:
         return {"applicability": self.applicability, "message": self.message, "edits": [e.to_json() for e in self.edits]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Fix":
+        return cls(data["applicability"], data["message"], [Edit.from_json(e) for e in data["edits"]])
 
     def applies(self, unsafe_fixes: bool) -> bool:
         if not self.edits or self.applicability == DISPLAY_ONLY:

@@ -1,6 +1,7 @@
 """Checking many files on every core: one linter per worker process, results sent back without the CST.
 
-Only plain checks run here; fixing and verification need each file's analysis in this process.
+Only plain checks run here; fixing and verification need each file's analysis in this process. Plain
+checks also read and write the result cache.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Optional
 
-from nanlint.linter import FileResult, Linter
+from nanlint.cache import ResultCache, content_hash
+from nanlint.linter import FileResult, LintError, Linter, decode_source
 from nanlint.progress import track
 from nanlint.settings import Settings
 
@@ -23,8 +25,47 @@ def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
-def check_paths(linter: Linter, paths: list[Path], jobs: int) -> list[FileResult]:
-    """Check `paths` in order, with `jobs` processes (in this one when that is 1 or the list is short)."""
+def check_paths(linter: Linter, paths: list[Path], jobs: int, cache: Optional[ResultCache] = None) -> list[FileResult]:
+    """Check `paths` in order, with `jobs` processes (in this one when that is 1 or the list is short);
+    files whose content the cache has seen are not checked again."""
+    results: list[Optional[FileResult]] = [None] * len(paths)
+    digests: dict[int, str] = {}
+    if cache is not None:
+        for index, path in enumerate(paths):
+            hit = _cached(cache, path)
+            if isinstance(hit, FileResult):
+                results[index] = hit
+            elif hit is not None:
+                digests[index] = hit
+    todo = [i for i, r in enumerate(results) if r is None]
+    for index, result in zip(todo, _check_all(linter, [paths[i] for i in todo], jobs)):
+        results[index] = result
+        if cache is not None and index in digests and result.error is None:
+            cache.store(paths[index], digests[index], result.diagnostics)
+    return results
+
+
+def _cached(cache: ResultCache, path: Path):
+    """The cached result for `path`, else the hash of its content to store the new one under (None
+    when it cannot be read: the check reports that)."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    digest = content_hash(raw)
+    diagnostics = cache.lookup(path, digest)
+    if diagnostics is None:
+        return digest
+    result = FileResult(str(path), diagnostics=diagnostics)
+    if diagnostics:  # the report shows their lines
+        try:
+            result.source, result.encoding = decode_source(raw, str(path))
+        except LintError:
+            return digest
+    return result
+
+
+def _check_all(linter: Linter, paths: list[Path], jobs: int) -> list[FileResult]:
     if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL:
         return [linter.check_path(path) for path in track(paths, "Checking", len(paths))]
     with ProcessPoolExecutor(max_workers=jobs, initializer=_start, initargs=(linter.settings,)) as pool:
@@ -41,4 +82,6 @@ def _check(path: Path) -> FileResult:
     result = _linter.check_path(path)
     for diagnostic in result.diagnostics:
         diagnostic.site = None  # syntax nodes stay in the worker: only what the report needs travels
+    if not result.diagnostics:
+        result.source = None  # nor does the text of a clean file
     return result

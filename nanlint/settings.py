@@ -57,6 +57,9 @@ class Settings:
     respect_gitignore: bool = True
     # Analysis.
     frameworks: list[str] = field(default_factory=lambda: list(DEFAULT_FRAMEWORKS))
+    # Give the detector every file whole instead of the slice that can hold findings: the reference
+    # the fast path is tested against (`--no-slicing`), never needed for correct results.
+    parse_whole_files: bool = False
     # A bare noqa comment (no codes) silences nanlint only when this is on.
     blanket_noqa: bool = False
     # User additions to the catalog.

@@ -14,16 +14,12 @@ from typing import Optional, Protocol
 
 import libcst as cst
 
-from nanlint.catalog import BOUNDED_BELOW_FUNCTIONS, BOUNDED_BELOW_METHODS
+from nanlint.catalog import BOUNDED_BELOW_FUNCTIONS, BOUNDED_BELOW_METHODS, CONSTANT_NAME, METADATA_ATTRS
 from nanlint.intervals import INF, Interval, IntervalSet
+from nanlint.limits import MAX_DEPTH
 from nanlint.names import Binding, leaf_name
 
-MAX_DEPTH = 4
 _CONSTANT_ATTRS = {"pi": math.pi, "e": math.e, "inf": INF, "tau": math.tau}
-# PEP 8 constants (EPS, SCALE) are module-level configuration, not data.
-_CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
-# Metadata of an array, never its values: nothing flows through it to a gradient.
-_METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
 # Names that say "a small positive number added to keep away from the pole".
 EPSILON_NAME = re.compile(r"(?i)^_?(\w+_)?(eps|epsilon|tiny|tol|jitter|smooth(ing)?|stabili[sz]er|min_\w+|\w+_min)$")
 
@@ -89,14 +85,14 @@ def depends_on_data(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
             return False
         binding = env.binding(node)
         if binding is None:
-            return not _CONSTANT_NAME.match(node.value)
+            return not CONSTANT_NAME.match(node.value)
         if binding.imported is not None:
             return False
         if binding.value is not None:
             return depends_on_data(binding.value, env, depth + 1)
-        return not _CONSTANT_NAME.match(node.value)
+        return not CONSTANT_NAME.match(node.value)
     if isinstance(node, cst.Attribute):
-        if env.qualified(node) is not None or _CONSTANT_NAME.match(node.attr.value) or node.attr.value in _METADATA_ATTRS:
+        if env.qualified(node) is not None or CONSTANT_NAME.match(node.attr.value) or node.attr.value in METADATA_ATTRS:
             return False
         return True
     if isinstance(node, cst.Call):

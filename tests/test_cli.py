@@ -118,10 +118,10 @@ def test_stdin(project: Path) -> None:
 
 
 def test_syntax_error_is_a_finding_and_other_files_are_checked(project: Path) -> None:
-    (project / "src" / "broken.py").write_text("def f(:\n    pass\n")
+    (project / "src" / "broken.py").write_text("import jax.numpy as jnp\ndef f(:\n    return jnp.where(x > 0, jnp.sqrt(x), 0)\n")
     proc = run("check", "--output-format", "concise", "src", cwd=project)
     assert proc.returncode == 1
-    assert "src/broken.py:1:7: NAN900 SyntaxError" in proc.stdout
+    assert "src/broken.py:2:7: NAN900 SyntaxError" in proc.stdout
     assert "src/leak.py:5:29: NAN001" in proc.stdout
     assert_no_traceback(proc)
 

@@ -4,8 +4,13 @@ from nanlint.rules.base import Invalid, Rule, Valid
 class InvalidSyntax(Rule):
     """
     ## What it does
-    Reports a file that nanlint cannot parse as Python. It is always on: a file that does not parse
-    is a file nanlint did not check.
+    Reports a syntax error in code nanlint has to read: a file that calls a select (`where`,
+    `select`, a clamp) and does not parse. It is always on.
+
+    nanlint parses only what can hold a finding. A file that never spells a select call is not parsed
+    at all, and its syntax errors are left to the tools whose job that is (ruff, the compiler, the
+    test run). In a file that does call one, Python's own parser reads each top-level statement that
+    mentions it; when one of those fails, the whole file is parsed and the first error is reported.
 
     ## Why is this bad?
     The other rules cannot look inside the file, so a leak there would go unreported. The other
@@ -13,14 +18,18 @@ class InvalidSyntax(Rule):
 
     ## Example
     ```python
+    import jax.numpy as jnp
+
     def f(x:
-        return x
+        return jnp.where(x > 0, x, 0.0)
     ```
 
     Use instead:
     ```python
+    import jax.numpy as jnp
+
     def f(x):
-        return x
+        return jnp.where(x > 0, x, 0.0)
     ```
 
     ## Fix safety
@@ -34,5 +43,5 @@ class InvalidSyntax(Rule):
     NAME = "invalid-syntax"
     SUMMARY = "File cannot be parsed"
     MESSAGE = "SyntaxError: {error}"
-    VALID = (Valid("x = 1\n"),)
-    INVALID = (Invalid("def f(:\n", line=1),)
+    VALID = (Valid("import jax.numpy as jnp\ny = jnp.where(c, x, 0.0)\n"),)
+    INVALID = (Invalid("import jax.numpy as jnp\ndef f(:\n    return jnp.where(c, x, 0.0)\n", line=2),)

@@ -27,19 +27,14 @@ from nanlint.diagnostics import Diagnostic
 from nanlint.source_lines import line_starts
 from nanlint.names import binding_at
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
+from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing  # noqa: F401
 
-VERIFIED, FAILED, UNVERIFIABLE = "verified", "failed", "unverifiable"
 # Frameworks whose findings can be verified; each is installed by the extra of the same name.
 BACKENDS = {"jax": "jax", "tensorflow": "tensorflow", "torch": "torch"}
 REGULAR_PROBES = (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)
 MAX_PROBES_PER_VARIABLE = 14
 MAX_GRID = 4096
-DEFAULT_TIMEOUT_S = 300
 MEMORY_LIMIT_BYTES = 12 * 1024**3
-
-
-class BackendMissing(Exception):
-    """The framework needed to verify a finding is not installed; the message names the extra."""
 
 
 @dataclass

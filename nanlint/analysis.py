@@ -1,0 +1,148 @@
+"""Parse what the linter chose to show, run the detector, and turn its sites into diagnostics with fixes.
+
+The one module of a plain check that needs libcst; the linter imports it only for files that can
+hold a finding.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from nanlint.detector import Detector, LeakSite
+from nanlint.diagnostics import Diagnostic, Location, Related
+from nanlint.fixer import FixPlanner
+from nanlint.linter import FileResult, Linter, syntax_diagnostic
+from nanlint.rules import BY_CODE
+from nanlint.suppression import parse_suppressions
+from nanlint.textscan import scan_imports
+
+MAX_SNIPPET = 60
+
+
+def analyse(linter: Linter, result: FileResult, text: str, line_map: Optional[list[int]], ignored: frozenset[str]) -> None:
+    """Fill `result` with the diagnostics for its source; `text` is that source, or a slice of it
+    whose lines have the numbers `line_map` gives."""
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        row = line_map[error.raw_line - 1] if line_map and error.raw_line <= len(line_map) else error.raw_line
+        result.diagnostics = [syntax_diagnostic(result.filename, error.message, row, error.raw_column + 1)]
+        return
+    except RecursionError:
+        result.error = f"nanlint: {result.filename}: too deeply nested to analyse"
+        return
+    detector = Detector(module, linter.catalog, scan_imports(result.source).frameworks, line_map)
+    if linter.keep_analysis:
+        result.detector = detector
+    try:
+        sites = detector.sites()
+    except RecursionError:
+        result.error = f"nanlint: {result.filename}: too deeply nested to analyse"
+        return
+    suppressions = parse_suppressions(result.source, blanket_noqa=linter.settings.blanket_noqa)
+    planner = FixPlanner(detector, result.source)
+    for site in sites:
+        if site.code not in linter.codes or site.code in ignored:
+            continue
+        diagnostic = build_diagnostic(site, detector, result.filename)
+        lines, above = _suppression_lines(site, detector)
+        if not suppressions.covers(site.code, lines, above):
+            diagnostic.fix = planner.plan(site, diagnostic.fix_title or BY_CODE[site.code].SUMMARY)
+            result.diagnostics.append(diagnostic)
+    result.diagnostics = _dedupe(sorted(result.diagnostics, key=Diagnostic.sort_key))
+
+
+def site_facts(site: LeakSite, detector: Detector) -> dict[str, str]:
+    """The words a rule's message and fix title are made of."""
+    use = site.use
+    facts = {
+        "op": _snippet(detector.code(use.node)),
+        "op_name": _op_name(use.node, detector),
+        "branch": site.branch.label,
+        "select": site.select_display,
+        "why": use.op.why,
+        "safe": repr(use.op.safe_value),
+        "cond": _snippet(detector.code(site.branch.cond)) if site.branch.cond is not None else "",
+        "local": use.via.value if use.via is not None else "",
+        "definition_row": str(detector.position(use.node)[0]),
+        "admitted": site.admitted.describe(site.guard_var or "x") if site.admitted is not None else "",
+    }
+    return facts
+
+
+def build_diagnostic(site: LeakSite, detector: Detector, filename: str) -> Diagnostic:
+    rule = BY_CODE[site.code]
+    facts = site_facts(site, detector)
+    primary = site.use.via if site.use.via is not None else site.use.node
+    start, end = _range(primary, detector)
+    related = []
+    if site.use.via is not None:
+        related.append(Related(f"`{facts['local']}` is computed by `{facts['op']}` here", *_range(site.use.node, detector)))
+    if site.admitted is not None and site.branch.cond is not None:
+        related.append(Related(f"the condition selects the pole at {facts['admitted']}", *_range(site.branch.cond, detector)))
+    return Diagnostic(
+        code=rule.CODE,
+        name=rule.NAME,
+        message=rule.MESSAGE.format(**facts),
+        filename=filename,
+        location=start,
+        end_location=end,
+        fix_title=rule.FIX_TITLE.format(**facts) if rule.FIX_TITLE else None,
+        noqa_row=start.row,
+        framework=site.framework,
+        op=site.use.op.key,
+        branch=site.branch.label,
+        related=related,
+        site=site,
+    )
+
+
+def _range(node: cst.CSTNode, detector: Detector) -> tuple[Location, Location]:
+    code_range = detector.positions[node]
+    return (
+        Location(code_range.start.line, code_range.start.column + 1),
+        Location(code_range.end.line, code_range.end.column + 1),
+    )
+
+
+def _suppression_lines(site: LeakSite, detector: Detector) -> tuple[set[int], set[int]]:
+    """Lines whose comments can silence a site: every line of the select call and of the op (and,
+    for an indirect leak, of the definition); a comment-only line above either start counts too."""
+    nodes = [site.select, site.use.node]
+    if site.use.via is not None:
+        nodes.append(site.use.via)
+    lines: set[int] = set()
+    above: set[int] = set()
+    for node in nodes:
+        code_range = detector.positions[node]
+        lines.update(range(code_range.start.line, code_range.end.line + 1))
+        above.add(code_range.start.line)
+    return lines, above
+
+
+def _snippet(code: str) -> str:
+    text = " ".join(code.split())
+    return text if len(text) <= MAX_SNIPPET else text[: MAX_SNIPPET - 1] + "…"
+
+
+def _op_name(node: cst.CSTNode, detector: Detector) -> str:
+    if isinstance(node, cst.Call):
+        return _snippet(detector.code(node.func))
+    if isinstance(node, cst.BinaryOperation):
+        return detector.code(node.operator).strip()
+    return _snippet(detector.code(node))
+
+
+def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Report each place once: one op can sit in two walks, and a local (NAN002) can be computed by
+    several singular ops; its first one stands for the chain, the fix loop reaches the others."""
+    seen = set()
+    out = []
+    for d in diagnostics:
+        key = (d.code, d.location, d.end_location) if d.code == "NAN002" else (d.code, d.location, d.end_location, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out

@@ -1,0 +1,173 @@
+"""The part of a file the detector must see: its lines that can matter, with their numbers in the file.
+
+Whole lines are kept, so columns do not move and a line map turns every position on the slice into
+the position on the file that suppressions, messages and fix edits use. What is kept:
+- every top-level statement that is not a `def` or `class` (imports, constants: what names resolve to);
+- each function, and each method with its class's header and class-level statements, that the screen
+  says may hold a finding;
+- what those depend on: a stand-in `class name: pass` for each top-level definition whose name they
+  use (name resolution needs the binding, not the body), and, in files that give functions custom
+  derivatives, every statement that could make a kept function a custom primal or a helper of one.
+
+`slice_source` says NOTHING when no finding is possible, FULL when the text gives no safe cut (the
+caller then parses the whole file), INVALID with Python's error for a file that does not parse, else
+the sliced text.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from nanlint.catalog_view import CatalogView
+from nanlint.screen import Screen
+from nanlint.textscan import Imports, Unit, top_level_units, unit_index
+
+NOTHING, FULL, SLICED, INVALID = "nothing", "full", "sliced", "invalid"
+
+# Words through which one statement can make a function elsewhere a custom-derivative primal
+# (see contexts.py): decorators, registrations, wrappers, loop bodies.
+_CONTEXT_WORDS = re.compile(r"\b(?:custom_jvp|custom_vjp|custom_gradient|custom_derivative|defjvps?|defvjp|lower_fun|while_loop)\b")
+_DEF_NAMES = re.compile(r"\bdef[ \t]+(\w+)")
+_WORD = re.compile(r"\w+")
+_LINE = re.compile(r"[^\n]*\n|[^\n]+$")
+
+Definition = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
+
+
+@dataclass
+class Slice:
+    kind: str
+    text: Optional[str] = None
+    line_map: Optional[list[int]] = None  # for SLICED: the file's line number of each line of `text`
+    error: Optional[SyntaxError] = None  # for INVALID: Python's own message and position
+
+
+def slice_source(source: str, catalog: CatalogView, imports: Imports) -> Slice:
+    names = catalog.select_leaf_names | {alias for alias, name in imports.renamed.items() if name in catalog.select_leaf_names}
+    mentions = [m.start() for m in _words(names).finditer(source)]
+    if not mentions:
+        return Slice(NOTHING)
+    units = top_level_units(source) if source.count("\r") == source.count("\r\n") else None
+    if units is None:
+        return Slice(FULL)  # no safe cut: strings that do not pair up, or lines ended by a lone CR
+    starts = [u.start for u in units]
+    screen = Screen(catalog, imports)
+    plan = _Plan(source, units)
+    for index in sorted({unit_index(starts, offset) for offset in mentions}):
+        unit = units[index]
+        try:
+            tree = ast.parse(source[unit.start : unit.end])
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return _whole_file_verdict(source)
+        plan.screen(index, tree, screen)
+    if not plan.flagged:
+        return Slice(NOTHING)
+    plan.close_over_dependencies()
+    text, line_map = plan.render()
+    return Slice(SLICED, text, line_map)
+
+
+def _whole_file_verdict(source: str) -> Slice:
+    """A statement failed to parse: either the file has a syntax error, or the cut was wrong."""
+    try:
+        ast.parse(source)
+    except SyntaxError as error:
+        return Slice(INVALID, error=error)
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return Slice(FULL)
+
+
+def _words(names) -> re.Pattern:
+    return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
+
+
+class _Plan:
+    """Which units, and which lines inside class units, the slice keeps."""
+
+    def __init__(self, source: str, units: list[Unit]) -> None:
+        self.source = source
+        self.units = units
+        self.flagged = False
+        # unit index -> None (the whole unit) or the line spans of class members to leave out.
+        self.kept: dict[int, Optional[list[tuple[int, int]]]] = {
+            i: None for i, unit in enumerate(units) if unit.definition is None
+        }
+        self.stubs: set[int] = set()
+
+    def screen(self, index: int, tree: ast.Module, screen: Screen) -> None:
+        definition = tree.body[0] if self.units[index].definition and len(tree.body) == 1 else None
+        if isinstance(definition, ast.ClassDef):
+            hit = self._screen_class(index, definition, screen)
+        elif definition is not None:
+            hit = screen.may_hold_finding(definition)
+        else:
+            hit = any(screen.may_hold_finding(s, module_level=True) for s in tree.body)
+        if hit and index not in self.kept:
+            self.kept[index] = None
+        self.flagged |= hit
+
+    def _screen_class(self, index: int, node: ast.ClassDef, screen: Screen) -> bool:
+        """Keep the methods that may hold a finding; class-level statements are kept with them."""
+        offset = self.units[index].first - 1
+        dropped, hit = [], False
+        for member in node.body:
+            is_method = isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if screen.may_hold_finding(member, module_level=not is_method):
+                hit = True
+            elif is_method:
+                first = min([member.lineno] + [d.lineno for d in member.decorator_list])
+                dropped.append((first + offset, member.end_lineno + offset))
+        if hit:
+            self.kept[index] = dropped or None
+        return hit
+
+    def close_over_dependencies(self) -> None:
+        """Add what the kept code needs: custom-derivative context, then bindings of the names it uses."""
+        if _CONTEXT_WORDS.search(self.source):
+            self._close_over_contexts()
+        used = set(_WORD.findall(self._kept_text()))
+        for index, unit in enumerate(self.units):
+            if index not in self.kept and unit.definition in used:
+                self.stubs.add(index)
+
+    def _close_over_contexts(self) -> None:
+        """contexts.py decides by name whether a function is a custom primal, and whether a private
+        top-level helper is used only by such primals; keep every statement those answers read."""
+        while True:
+            defined = set(_DEF_NAMES.findall(self._kept_text()))
+            helpers = {self.units[i].definition for i in self.kept if (self.units[i].definition or "").startswith("_")}
+            added = False
+            for index, unit in enumerate(self.units):
+                if index in self.kept and self.kept[index] is None:
+                    continue
+                text = self.source[unit.start : unit.end]
+                words = set(_WORD.findall(text))
+                if words & helpers or (words & defined and _CONTEXT_WORDS.search(text)):
+                    self.kept[index] = None
+                    added = True
+            if not added:
+                return
+
+    def _kept_text(self) -> str:
+        return "".join(self.source[self.units[i].start : self.units[i].end] for i in sorted(self.kept))
+
+    def render(self) -> tuple[str, list[int]]:
+        """The kept lines, and for each the number it has in the file."""
+        pieces: list[str] = []
+        line_map: list[int] = []
+        for index, unit in enumerate(self.units):
+            if index in self.kept:
+                dropped = {n for start, end in self.kept[index] or [] for n in range(start, end + 1)}
+                for number, line in enumerate(_LINE.findall(self.source, unit.start, unit.end), unit.first):
+                    if number not in dropped:
+                        pieces.append(line)
+                        line_map.append(number)
+            elif index in self.stubs:
+                # The binding the definition makes, at its line and column, without its body.
+                pieces.append(f"class {unit.definition}: pass\n")
+                line_map.append(unit.first)
+        return "".join(pieces), line_map

@@ -1,0 +1,202 @@
+"""The fast path (slice, screen, then the detector on the slice) reports exactly what the detector
+reports on whole files; and what it keeps of a file is what this says."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from nanlint.catalog_view import CatalogView
+from nanlint.linter import Linter
+from nanlint.settings import Settings
+from nanlint.slicing import FULL, NOTHING, SLICED, slice_source
+from nanlint.textscan import scan_imports, top_level_units
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ALL_FIXTURES = sorted(FIXTURES.glob("**/*.py"))
+
+
+def findings(source: str, whole: bool, select=("ALL",)) -> list[tuple]:
+    linter = Linter(Settings(select=list(select), parse_whole_files=whole))
+    result = linter.check_source(source, "m.py")
+    assert result.error is None
+    return [
+        (d.code, d.location, d.end_location, d.message, d.fix.applicability if d.fix else None, [(e.content, e.location, e.end_location) for e in (d.fix.edits if d.fix else [])])
+        for d in result.diagnostics
+        if d.code != "NAN900"  # Python's parser and libcst word (and place) a syntax error differently
+    ]
+
+
+def assert_same(source: str) -> list[tuple]:
+    sliced, whole = findings(source, whole=False), findings(source, whole=True)
+    assert sliced == whole
+    return sliced
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_every_fixture_reports_the_same_sliced_and_whole(path: Path) -> None:
+    assert_same(path.read_text(encoding="utf-8"))
+
+
+def kind(source: str) -> str:
+    settings = Settings()
+    return slice_source(source, CatalogView(settings), scan_imports(source)).kind
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def test_a_file_whose_selects_see_no_op_is_never_parsed() -> None:
+    assert kind(src("""
+        import jax.numpy as jnp
+
+        def relu(x):
+            return jnp.where(x > 0, x, 0.0)
+    """)) == NOTHING
+
+
+def test_builtin_max_and_array_reductions_are_not_selects() -> None:
+    assert kind(src("""
+        import numpy as np
+
+        def f(x, n):
+            return max(n, x.sum() / n), x.max() / n
+    """)) == NOTHING
+
+
+def test_a_leak_is_sliced_and_reported_at_its_place_in_the_file() -> None:
+    source = src('''
+        import jax.numpy as jnp
+
+        class Model:
+            """Many methods; one leaks."""
+
+            def a(self, x):
+                return x + 1
+
+            @property
+            def b(self):
+                return 2
+
+            def leaky(self, x):
+                return jnp.where(x > 0, jnp.sqrt(x), 0.0)
+
+            def c(self, x):
+                return jnp.where(x > 0, x, 0.0)
+    ''')
+    assert kind(source) == SLICED
+    (finding,) = assert_same(source)
+    assert finding[0] == "NAN001" and finding[1].row == 14
+
+
+def test_code_in_a_string_at_column_zero_is_not_code() -> None:
+    source = src('''
+        import jax.numpy as jnp
+
+        TEMPLATE = """
+        def f(x):
+            return jnp.where(x > 0, jnp.sqrt(x), 0.0)
+        def g(x):
+            return x
+        """
+    ''')
+    assert assert_same(source) == []
+
+
+def test_a_primal_registered_elsewhere_is_skipped_as_in_the_whole_file() -> None:
+    source = src("""
+        import jax
+        import jax.numpy as jnp
+
+        def _norm(x):
+            return jnp.where(x > 0, jnp.sqrt(x), 0.0)
+
+        def norm(x):
+            return _norm(x)
+
+        norm = jax.custom_jvp(norm)
+
+        def also_used(x):
+            return _norm(x) + 1
+    """)
+    # `_norm` is called by a function with an ordinary gradient too, so it is differentiated.
+    assert [f[0] for f in assert_same(source)] == ["NAN001"]
+    only_primal = source.replace("return _norm(x) + 1", "return x + 1")
+    assert assert_same(only_primal) == []
+
+
+def test_a_module_level_definition_that_shadows_an_import_is_seen() -> None:
+    source = src("""
+        from jax.numpy import sqrt, where
+
+        def sqrt(x):
+            return x
+
+        def f(x):
+            return where(x > 0, sqrt(x), 0.0)
+    """)
+    assert assert_same(source) == []
+
+
+def test_module_level_constants_feed_the_value_range() -> None:
+    source = src("""
+        import jax.numpy as jnp
+
+        EPS = 1e-6
+
+        def unrelated():
+            return 3
+
+        def f(x):
+            return jnp.where(x > 0, jnp.log(x * x + EPS), 0.0)
+    """)
+    assert assert_same(source) == []
+
+
+def test_text_with_no_safe_cut_falls_back_to_the_whole_file() -> None:
+    unpaired = 'import jax.numpy as jnp\nX = \'"""\'\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\n'
+    assert kind(unpaired) == FULL
+    assert [f[0] for f in assert_same(unpaired)] == ["NAN001"]
+    old_mac = "import jax.numpy as jnp\rdef f(x):\r    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\r"
+    assert kind(old_mac) == FULL
+
+
+def test_units_are_top_level_statements_with_their_decorators() -> None:
+    source = src('''
+        import os
+        @decorator(
+            1)
+        def f():
+            pass
+        if x:
+            pass
+        else:
+            pass
+        S = """
+        def not_a_unit(): pass
+        """
+        class C: pass
+    ''')
+    units = top_level_units(source)
+    assert [(u.first, u.last, u.definition) for u in units] == [(1, 1, None), (2, 5, "f"), (6, 9, None), (10, 12, None), (13, 13, "C")]
+
+
+def test_imports_are_read_wherever_they_are() -> None:
+    imports = scan_imports("import os; import jax.numpy as jnp\ntry: from torch import where as w\nexcept ImportError: pass\nfrom m import (a,\n    b as c)\n")
+    assert imports.names >= {"os", "jnp", "w", "a", "c"}
+    assert imports.frameworks == {"jax", "torch"}
+    assert imports.renamed["w"] == "where" and imports.renamed["c"] == "b"
+
+
+def test_a_syntax_error_in_a_statement_with_a_select_is_reported_by_python() -> None:
+    linter = Linter(Settings())
+    result = linter.check_source("import jax.numpy as jnp\n\ndef f(x:\n    return jnp.where(x > 0, x, 0)\n", "m.py")
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.code == "NAN900" and diagnostic.location.row == 3
+    assert "never closed" in diagnostic.message
+
+
+def test_a_file_without_any_select_is_not_parsed_at_all() -> None:
+    # Documented in NAN900: syntax errors there are left to the tools whose job that is.
+    assert Linter(Settings()).check_source("def f(:\n", "m.py").diagnostics == []
