@@ -2,7 +2,8 @@
 
 Whole lines are kept, so columns do not move and a line map turns every position on the slice into
 the position on the file that suppressions, messages and fix edits use. What is kept:
-- every top-level statement that is not a `def` or `class` (imports, constants: what names resolve to);
+- every top-level statement that is not a `def` or `class` (imports, `if`/`try` blocks: what names
+  resolve to), except a plain `NAME = value` whose NAME the kept code never uses;
 - each function, and each method with its class's header and class-level statements, that the screen
   says may hold a finding;
 - what those depend on: a stand-in `class name: pass` for each top-level definition whose name they
@@ -32,6 +33,10 @@ NOTHING, FULL, SLICED, INVALID = "nothing", "full", "sliced", "invalid"
 _CONTEXT_WORDS = re.compile(r"\b(?:custom_jvp|custom_vjp|custom_gradient|custom_derivative|defjvps?|defvjp|lower_fun|while_loop)\b")
 _DEF_NAMES = re.compile(r"\bdef[ \t]+(\w+)")
 _WORD = re.compile(r"\w+")
+_ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)")
+_CHAINED = re.compile(r"\w+[ \t]*=[ \t]*[\w.]+[ \t]*=(?!=)")
+# A later line at column 0 that does not close a bracket: maybe a second statement (`(a, b) = f()`).
+_ANOTHER_STATEMENT = re.compile(r"\n[^\s#)\]}]")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 
 Definition = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
@@ -81,6 +86,14 @@ def _whole_file_verdict(source: str) -> Slice:
     return Slice(FULL)
 
 
+def _single_name_assigned(text: str) -> Optional[str]:
+    """NAME for a statement that binds exactly NAME (`NAME = value`, `NAME: T = value`), else None."""
+    match = _ASSIGNMENT.match(text)
+    if match is None or ":=" in text or _CHAINED.match(text) or _ANOTHER_STATEMENT.search(text):
+        return None
+    return match.group(1)
+
+
 def _words(names) -> re.Pattern:
     return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
 
@@ -93,10 +106,18 @@ class _Plan:
         self.units = units
         self.flagged = False
         # unit index -> None (the whole unit) or the line spans of class members to leave out.
-        self.kept: dict[int, Optional[list[tuple[int, int]]]] = {
-            i: None for i, unit in enumerate(units) if unit.definition is None
-        }
+        self.kept: dict[int, Optional[list[tuple[int, int]]]] = {}
+        # `NAME = value` at top level: kept only when kept code uses NAME (a constant, an alias).
+        self.assignments: dict[int, str] = {}
+        for index, unit in enumerate(units):
+            if unit.definition is None:
+                name = _single_name_assigned(source[unit.start : unit.end])
+                if name is None:
+                    self.kept[index] = None  # imports, and statements whose bindings the text does not tell
+                else:
+                    self.assignments[index] = name
         self.stubs: set[int] = set()
+        self._words: dict[int, set[str]] = {}
 
     def screen(self, index: int, tree: ast.Module, screen: Screen) -> None:
         definition = tree.body[0] if self.units[index].definition and len(tree.body) == 1 else None
@@ -126,10 +147,18 @@ class _Plan:
         return hit
 
     def close_over_dependencies(self) -> None:
-        """Add what the kept code needs: custom-derivative context, then bindings of the names it uses."""
-        if _CONTEXT_WORDS.search(self.source):
-            self._close_over_contexts()
-        used = set(_WORD.findall(self._kept_text()))
+        """Add what the kept code needs: custom-derivative context and the assignments of the names
+        it uses, until nothing more is needed; then a stand-in for each definition it names."""
+        contexts = _CONTEXT_WORDS.search(self.source) is not None
+        while True:
+            if contexts:
+                self._close_over_contexts()
+            used = set(_WORD.findall(self._kept_text()))
+            wanted = [i for i, name in self.assignments.items() if i not in self.kept and name in used]
+            if not wanted:
+                break
+            for index in wanted:
+                self.kept[index] = None
         for index, unit in enumerate(self.units):
             if index not in self.kept and unit.definition in used:
                 self.stubs.add(index)
@@ -144,13 +173,18 @@ class _Plan:
             for index, unit in enumerate(self.units):
                 if index in self.kept and self.kept[index] is None:
                     continue
-                text = self.source[unit.start : unit.end]
-                words = set(_WORD.findall(text))
-                if words & helpers or (words & defined and _CONTEXT_WORDS.search(text)):
+                words = self._unit_words(index)
+                if words & helpers or (words & defined and _CONTEXT_WORDS.search(self.source, unit.start, unit.end)):
                     self.kept[index] = None
                     added = True
             if not added:
                 return
+
+    def _unit_words(self, index: int) -> set[str]:
+        if index not in self._words:
+            unit = self.units[index]
+            self._words[index] = set(_WORD.findall(self.source, unit.start, unit.end))
+        return self._words[index]
 
     def _kept_text(self) -> str:
         return "".join(self.source[self.units[i].start : self.units[i].end] for i in sorted(self.kept))

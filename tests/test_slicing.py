@@ -200,3 +200,23 @@ def test_a_syntax_error_in_a_statement_with_a_select_is_reported_by_python() -> 
 def test_a_file_without_any_select_is_not_parsed_at_all() -> None:
     # Documented in NAN900: syntax errors there are left to the tools whose job that is.
     assert Linter(Settings()).check_source("def f(:\n", "m.py").diagnostics == []
+
+
+def test_an_unused_assignment_is_left_out_and_a_used_one_kept() -> None:
+    source = src("""
+        import jax.numpy as jnp
+
+        BIG = {"a": 1}
+        FLOOR = 0.5
+        (a, b) = (FLOOR, 2)
+
+        def f(x):
+            return jnp.where(x > 0, jnp.log(x + FLOOR), 0.0)
+
+        def g(x):
+            return jnp.where(x > 0, jnp.log(x + a), 0.0)
+    """)
+    sliced = slice_source(source, CatalogView(Settings()), scan_imports(source))
+    assert "BIG" not in sliced.text and "FLOOR = 0.5" in sliced.text and "(a, b)" in sliced.text
+    # FLOOR keeps log's argument off its pole; `a` is unknown, so only the audit rule speaks.
+    assert [f[0] for f in assert_same(source)] == ["NAN401"]
