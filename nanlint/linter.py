@@ -20,6 +20,7 @@ from nanlint.textscan import scan_imports
 if TYPE_CHECKING:
     from nanlint.detector import Detector
 
+
 class LintError(Exception):
     """A file that cannot be checked: the message is one line for the user."""
 

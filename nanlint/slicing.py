@@ -18,9 +18,10 @@ the sliced text.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Optional
 
 from nanlint.catalog_view import CatalogView
 from nanlint.screen import Screen
@@ -37,10 +38,9 @@ _ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)")
 _CHAINED = re.compile(r"\w+[ \t]*=[ \t]*[\w.]+[ \t]*=(?!=)")
 # A later line at column 0 that does not close a bracket: maybe a second statement (`(a, b) = f()`).
 _ANOTHER_STATEMENT = re.compile(r"\n[^\s#)\]}]")
+# The same after a `def` or `class`, for a statement that can bind names: `(a, b) = f()`, `[c] = g()`.
+_BINDING_AFTER_DEFINITION = re.compile(r"\n[(\[*]")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
-
-Definition = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
-
 
 @dataclass
 class Slice:
@@ -52,7 +52,7 @@ class Slice:
 
 def slice_source(source: str, catalog: CatalogView, imports: Imports) -> Slice:
     names = catalog.select_leaf_names | {alias for alias, name in imports.renamed.items() if name in catalog.select_leaf_names}
-    mentions = [m.start() for m in _words(names).finditer(source)]
+    mentions = [m.start() for m in _words(frozenset(names)).finditer(source)]
     if not mentions:
         return Slice(NOTHING)
     units = top_level_units(source) if source.count("\r") == source.count("\r\n") else None
@@ -94,7 +94,8 @@ def _single_name_assigned(text: str) -> Optional[str]:
     return match.group(1)
 
 
-def _words(names) -> re.Pattern:
+@functools.lru_cache(maxsize=64)
+def _words(names: frozenset[str]) -> re.Pattern:
     return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
 
 
@@ -110,7 +111,9 @@ class _Plan:
         # `NAME = value` at top level: kept only when kept code uses NAME (a constant, an alias).
         self.assignments: dict[int, str] = {}
         for index, unit in enumerate(units):
-            if unit.definition is None:
+            if unit.definition is not None and _BINDING_AFTER_DEFINITION.search(source, unit.start, unit.end):
+                self.kept[index] = None  # what follows the definition may bind names the text does not tell
+            elif unit.definition is None:
                 name = _single_name_assigned(source[unit.start : unit.end])
                 if name is None:
                     self.kept[index] = None  # imports, and statements whose bindings the text does not tell

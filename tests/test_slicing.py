@@ -220,3 +220,18 @@ def test_an_unused_assignment_is_left_out_and_a_used_one_kept() -> None:
     assert "BIG" not in sliced.text and "FLOOR = 0.5" in sliced.text and "(a, b)" in sliced.text
     # FLOOR keeps log's argument off its pole; `a` is unknown, so only the audit rule speaks.
     assert [f[0] for f in assert_same(source)] == ["NAN401"]
+
+
+def test_a_statement_glued_to_a_definition_keeps_its_bindings() -> None:
+    # `(a, b) = ...` starts with a bracket, so the cut leaves it in the unit of the `def` above it.
+    source = src("""
+        import jax.numpy as jnp
+
+        def helper(x):
+            return x
+        (EPS, _) = (1e-6, None)
+
+        def f(x):
+            return jnp.where(x > 0, jnp.log(x * x + EPS), 0.0)
+    """)
+    assert assert_same(source) == []
