@@ -16,14 +16,15 @@ from nanlint.fixer import FixPlanner
 from nanlint.linter import FileResult, Linter, syntax_diagnostic
 from nanlint.rules import BY_CODE
 from nanlint.suppression import parse_suppressions
-from nanlint.textscan import scan_imports
 
 MAX_SNIPPET = 60
 
 
-def analyse(linter: Linter, result: FileResult, text: str, line_map: Optional[list[int]], ignored: frozenset[str]) -> None:
+def analyse(
+    linter: Linter, result: FileResult, text: str, line_map: Optional[list[int]], frameworks: frozenset[str], ignored: frozenset[str]
+) -> None:
     """Fill `result` with the diagnostics for its source; `text` is that source, or a slice of it
-    whose lines have the numbers `line_map` gives."""
+    whose lines have the numbers `line_map` gives; `frameworks` are those the source imports."""
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -33,7 +34,7 @@ def analyse(linter: Linter, result: FileResult, text: str, line_map: Optional[li
     except RecursionError:
         result.error = f"nanlint: {result.filename}: too deeply nested to analyse"
         return
-    detector = Detector(module, linter.catalog, scan_imports(result.source).frameworks, line_map)
+    detector = Detector(module, linter.catalog, frameworks, line_map)
     if linter.keep_analysis:
         result.detector = detector
     try:

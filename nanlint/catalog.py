@@ -656,14 +656,14 @@ GRADIENT_SAFE: tuple[str, ...] = _expand(
 ) + ("jax_md.util.safe_mask", "jax_md.space.distance", "torch.nn.functional.normalize")
 GRADIENT_SAFE_METHODS: dict[str, tuple[str, ...]] = {"torch": ("detach", "clamp", "clamp_min", "clip", "norm")}
 
-# Functions whose output is bounded below, for the value-range test of a singular op's argument:
-# name -> (lower bound, whether the bound is attained). exp(x) > 0, abs(x) >= 0, cosh(x) >= 1.
 # PEP 8 constants (EPS, SCALE) are module-level configuration, not data.
 CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
 # Metadata of an array, never its values: nothing flows through it to a gradient.
 METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
 
 
+# Functions whose output is bounded below, for the value-range test of a singular op's argument:
+# name -> (lower bound, whether the bound is attained). exp(x) > 0, abs(x) >= 0, cosh(x) >= 1.
 def _bounded_below(*groups: tuple[str, float, bool]) -> dict[str, tuple[float, bool]]:
     return {name: (lo, closed) for spec, lo, closed in groups for name in _expand(spec)}
 

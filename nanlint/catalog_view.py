@@ -36,12 +36,10 @@ class CatalogView:
             fw = framework_of(name) or "user"
             self._selects[name] = (replace(_WHERE, names={fw: (name,)}, methods={}), fw)
         self._safe = frozenset(GRADIENT_SAFE) | frozenset(settings.extend_safe_functions)
-        self.select_leaf_names = frozenset(n.rsplit(".", 1)[-1] for n in self._selects) | frozenset(
-            m for sel in SELECTS for fw, names in sel.methods.items() if fw in self.frameworks for m in names
-        )
-        # The last names of every function spelling, for the screen that runs before any parse.
+        # The last names of every function spelling, for the text tests and the screen before any parse.
         self.select_function_leaves = frozenset(n.rsplit(".", 1)[-1] for n in self._selects)
         self.op_function_leaves = frozenset(n.rsplit(".", 1)[-1] for n in self._ops)
+        self.select_leaf_names = self.select_function_leaves | self.method_names(self.frameworks)[0]
 
     def _enabled(self, framework: str) -> bool:
         return framework in self.frameworks or framework == "user"

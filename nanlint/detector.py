@@ -21,10 +21,9 @@ from nanlint.conditions import affine_base, selected_values
 from nanlint.contexts import Contexts
 from nanlint.intervals import IntervalSet
 from nanlint.limits import MAX_INDIRECTION
-from nanlint.textscan import scan_imports
 from nanlint.names import Binding, Position, Scope, ScopeIndex, binding_at, leaf_name, qualified_name
+from nanlint.textscan import scan_imports
 from nanlint.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
-
 
 # Which side a clamp-like call bounds, by its name; clip/clamp depend on the bounds given.
 _LOWER_CLAMPS = frozenset({"maximum", "fmax", "max", "clamp_min"})
@@ -155,10 +154,6 @@ class Detector:
         self.imported_frameworks = frameworks if frameworks is not None else scan_imports(module.code).frameworks
 
     # --- helpers -----------------------------------------------------------------------------
-    def _scopes(self) -> Iterator[Scope]:
-        seen = {id(s): s for s in self.index.scope_of.values()}
-        return iter(seen.values())
-
     def _may_select(self, call: cst.Call) -> bool:
         leaf = leaf_name(call.func)
         names = self.catalog.select_leaf_names

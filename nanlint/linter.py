@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from nanlint.cache import content_hash
 from nanlint.catalog_view import CatalogView
 from nanlint.diagnostics import Diagnostic, Location
 from nanlint.rules import expand_selector, select_codes
@@ -34,6 +35,8 @@ class FileResult:
     encoding: str = "utf-8"
     # The file's analysis, kept only when the verification harness will need it (it holds the CST).
     detector: Optional["Detector"] = None
+    # The hash of the bytes these results are for: the key the result cache stores them under.
+    digest: Optional[str] = None
 
 
 class Linter:
@@ -62,29 +65,27 @@ class Linter:
             return FileResult(name, error=str(error))
         result = self.check_source(source, name, path=path)
         result.encoding = encoding
+        result.digest = content_hash(raw)
         return result
 
     def check_source(self, source: str, filename: str, path: Optional[Path] = None) -> FileResult:
         result = FileResult(filename, source)
         ignored = self._ignored_for(path or Path(filename))
-        sliced = self._slice(source)
+        if not any(name in source for name in self.catalog.select_leaf_names):
+            return result  # a cheap text test first: no select is spelled here at all
+        imports = scan_imports(source)
+        # What the detector must see: the slice that can hold findings, or (without slicing, or when
+        # the text gives no safe cut) the whole file.
+        sliced = Slice(FULL) if self.settings.parse_whole_files else slice_source(source, self.catalog, imports)
         if sliced.kind == INVALID:
             error = sliced.error
             result.diagnostics = [syntax_diagnostic(filename, error.msg, error.lineno or 1, error.offset or 1)]
         elif sliced.kind != NOTHING:
             from nanlint.analysis import analyse  # here: files the text tests clear never import libcst
 
-            analyse(self, result, sliced.text if sliced.kind == SLICED else source, sliced.line_map, ignored)
+            text = sliced.text if sliced.kind == SLICED else source
+            analyse(self, result, text, sliced.line_map, imports.frameworks, ignored)
         return result
-
-    def _slice(self, source: str) -> Slice:
-        """What the detector must see of `source`: nothing, when no finding is possible; the slice
-        that can hold them; or (without slicing, or when the text gives no safe cut) the whole file."""
-        if not any(name in source for name in self.catalog.select_leaf_names):
-            return Slice(NOTHING)  # a cheap text test first: no select is spelled here at all
-        if self.settings.parse_whole_files:
-            return Slice(FULL)
-        return slice_source(source, self.catalog, scan_imports(source))
 
     def _ignored_for(self, path: Path) -> frozenset[str]:
         if not self._per_file:

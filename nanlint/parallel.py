@@ -28,40 +28,32 @@ def default_jobs() -> int:
 def check_paths(linter: Linter, paths: list[Path], jobs: int, cache: Optional[ResultCache] = None) -> list[FileResult]:
     """Check `paths` in order, with `jobs` processes (in this one when that is 1 or the list is short);
     files whose content the cache has seen are not checked again."""
-    results: list[Optional[FileResult]] = [None] * len(paths)
-    digests: dict[int, str] = {}
-    if cache is not None:
-        for index, path in enumerate(paths):
-            hit = _cached(cache, path)
-            if isinstance(hit, FileResult):
-                results[index] = hit
-            elif hit is not None:
-                digests[index] = hit
+    results = [_cached(cache, path) if cache is not None else None for path in paths]
     todo = [i for i, r in enumerate(results) if r is None]
     for index, result in zip(todo, _check_all(linter, [paths[i] for i in todo], jobs)):
         results[index] = result
-        if cache is not None and index in digests and result.error is None:
-            cache.store(paths[index], digests[index], result.diagnostics)
+        if cache is not None and result.digest is not None and result.error is None:
+            # Stored under the hash of the bytes the check read, even if the file changed since the lookup.
+            cache.store(paths[index], result.digest, result.diagnostics)
     return results
 
 
-def _cached(cache: ResultCache, path: Path):
-    """The cached result for `path`, else the hash of its content to store the new one under (None
-    when it cannot be read: the check reports that)."""
+def _cached(cache: ResultCache, path: Path) -> Optional[FileResult]:
+    """The cached result for `path`'s current content, or None (also when it cannot be read: the
+    check reports that)."""
     try:
         raw = path.read_bytes()
     except OSError:
         return None
-    digest = content_hash(raw)
-    diagnostics = cache.lookup(path, digest)
+    diagnostics = cache.lookup(path, content_hash(raw))
     if diagnostics is None:
-        return digest
+        return None
     result = FileResult(str(path), diagnostics=diagnostics)
     if diagnostics:  # the report shows their lines
         try:
             result.source, result.encoding = decode_source(raw, str(path))
         except LintError:
-            return digest
+            return None
     return result
 
 

@@ -156,7 +156,7 @@ class _Plan:
         while True:
             if contexts:
                 self._close_over_contexts()
-            used = set(_WORD.findall(self._kept_text()))
+            used = set().union(*(self._unit_words(i) for i in self.kept))
             wanted = [i for i, name in self.assignments.items() if i not in self.kept and name in used]
             if not wanted:
                 break
