@@ -1,14 +1,10 @@
-"""Parse what the linter chose to show, run the detector, and turn its sites into diagnostics with fixes.
-
-The one module of a plain check that needs libcst; the linter imports it only for files that can
-hold a finding.
-"""
+"""Parse what the linter chose to show, run the detector, and turn its sites into diagnostics with fixes."""
 
 from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
+import ast
 
 from nanlint.detector import Detector, LeakSite
 from nanlint.diagnostics import Diagnostic, Location, Related
@@ -16,8 +12,10 @@ from nanlint.fixer import FixPlanner
 from nanlint.linter import FileResult, Linter, syntax_diagnostic
 from nanlint.rules import BY_CODE
 from nanlint.suppression import parse_suppressions
+from nanlint.syntax import parse
 
 MAX_SNIPPET = 60
+_OPERATOR_TEXT = {ast.Div: "/", ast.Mod: "%", ast.Pow: "**"}
 
 
 def analyse(
@@ -26,22 +24,23 @@ def analyse(
     """Fill `result` with the diagnostics for its source; `text` is that source, or a slice of it
     whose lines have the numbers `line_map` gives; `frameworks` are those the source imports."""
     try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        row = line_map[error.raw_line - 1] if line_map and error.raw_line <= len(line_map) else error.raw_line
-        result.diagnostics = [syntax_diagnostic(result.filename, error.message, row, error.raw_column + 1)]
+        tree = parse(text)
+    except SyntaxError as error:
+        raw_row = error.lineno or 1
+        row = line_map[raw_row - 1] if line_map and raw_row <= len(line_map) else raw_row
+        result.diagnostics = [syntax_diagnostic(result.filename, error.msg, row, error.offset or 1)]
         return
-    except RecursionError:
+    except (RecursionError, MemoryError, ValueError):
         result.error = f"nanlint: {result.filename}: too deeply nested to analyse"
         return
-    detector = Detector(module, linter.catalog, frameworks, line_map)
-    if linter.keep_analysis:
-        result.detector = detector
     try:
+        detector = Detector(tree, text, linter.catalog, frameworks, line_map)
         sites = detector.sites()
     except RecursionError:
         result.error = f"nanlint: {result.filename}: too deeply nested to analyse"
         return
+    if linter.keep_analysis:
+        result.detector = detector
     suppressions = parse_suppressions(result.source, blanket_noqa=linter.settings.blanket_noqa)
     planner = FixPlanner(detector, result.source)
     for site in sites:
@@ -66,8 +65,8 @@ def site_facts(site: LeakSite, detector: Detector) -> dict[str, str]:
         "why": use.op.why,
         "safe": repr(use.op.safe_value),
         "cond": _snippet(detector.code(site.branch.cond)) if site.branch.cond is not None else "",
-        "local": use.via.value if use.via is not None else "",
-        "definition_row": str(detector.position(use.node)[0]),
+        "local": use.via.id if use.via is not None else "",
+        "definition_row": str(detector.file_row(use.node.lineno)),
         "admitted": site.admitted.describe(site.guard_var or "x") if site.admitted is not None else "",
     }
     return facts
@@ -100,12 +99,8 @@ def build_diagnostic(site: LeakSite, detector: Detector, filename: str) -> Diagn
     )
 
 
-def _range(node: cst.CSTNode, detector: Detector) -> tuple[Location, Location]:
-    code_range = detector.positions[node]
-    return (
-        Location(code_range.start.line, code_range.start.column + 1),
-        Location(code_range.end.line, code_range.end.column + 1),
-    )
+def _range(node: ast.AST, detector: Detector) -> tuple[Location, Location]:
+    return detector.locations(node)
 
 
 def _suppression_lines(site: LeakSite, detector: Detector) -> tuple[set[int], set[int]]:
@@ -117,9 +112,9 @@ def _suppression_lines(site: LeakSite, detector: Detector) -> tuple[set[int], se
     lines: set[int] = set()
     above: set[int] = set()
     for node in nodes:
-        code_range = detector.positions[node]
-        lines.update(range(code_range.start.line, code_range.end.line + 1))
-        above.add(code_range.start.line)
+        rows = detector.rows(node)
+        lines.update(rows)
+        above.add(rows.start)
     return lines, above
 
 
@@ -128,11 +123,11 @@ def _snippet(code: str) -> str:
     return text if len(text) <= MAX_SNIPPET else text[: MAX_SNIPPET - 1] + "…"
 
 
-def _op_name(node: cst.CSTNode, detector: Detector) -> str:
-    if isinstance(node, cst.Call):
+def _op_name(node: ast.AST, detector: Detector) -> str:
+    if isinstance(node, ast.Call):
         return _snippet(detector.code(node.func))
-    if isinstance(node, cst.BinaryOperation):
-        return detector.code(node.operator).strip()
+    if isinstance(node, ast.BinOp):
+        return _OPERATOR_TEXT.get(type(node.op), "?")
     return _snippet(detector.code(node))
 
 

@@ -240,7 +240,7 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         if options["verify"]:
             checked = sum(len(r.diagnostics) for r in results)
             with status(f"Verifying {checked} {'finding' if checked == 1 else 'findings'} under XLA"):
-                from nanlint.verify.session import VerifiedRun  # libcst and the harness: only when verifying
+                from nanlint.verify.session import VerifiedRun  # the harness: only when verifying
 
                 verified = VerifiedRun(linter, results, unsafe_fixes=unsafe, dtype=options["dtype"], timeout_s=options["verify_timeout"])
         fixed_files, applied, diffs = _apply_fixes(linter, results, targets, options, errors, verified)

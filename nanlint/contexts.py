@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Optional
 
-import libcst as cst
+import ast
 
 from nanlint.names import leaf_name
+from nanlint.syntax import call_arguments, children
 
 _CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_derivative")
 _NO_GRAD = ("no_grad", "inference_mode", "stop_recording")
@@ -26,7 +27,7 @@ _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun
 _LOOP_BODIES = {"while_loop": 1}
 
 
-class Contexts(cst.CSTVisitor):
+class Contexts:
     """One pass over a module; then `excluded(call)` says whether a select call is never differentiated."""
 
     def __init__(self, code_for) -> None:
@@ -38,21 +39,37 @@ class Contexts(cst.CSTVisitor):
         self._custom: set[str] = set()
         self._defined: set[str] = set()
         self._uses: dict[str, set[Optional[str]]] = defaultdict(set)
-        self._def_names: set[int] = set()
-        self._decorated_no_grad: list[bool] = []
         self._resolved: Optional[set[str]] = None
 
     # --- collection ------------------------------------------------------------------------------
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._classes.append(any(self.code_for(b.value).endswith("Function") for b in node.bases))
+    def visit(self, node: ast.AST) -> None:
+        kind = type(node)
+        if kind is ast.ClassDef:
+            self._note_use(node.name)
+            self._classes.append(any(self.code_for(b).endswith("Function") for b in node.bases))
+            self._visit_children(node)
+            self._classes.pop()
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+            self._visit_function(node)
+        elif kind in (ast.With, ast.AsyncWith):
+            no_grad = any(word in self.code_for(item.context_expr) for item in node.items for word in _NO_GRAD)
+            self._no_grad += no_grad
+            self._visit_children(node)
+            self._no_grad -= no_grad
+        else:
+            if kind is ast.Call:
+                self._visit_call(node)
+            else:
+                self._note_names(node)
+            self._visit_children(node)
 
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._classes.pop()
+    def _visit_children(self, node: ast.AST) -> None:
+        for child in children(node):
+            self.visit(child)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        name = node.name.value
-        self._def_names.add(id(node.name))
-        decorators = [self.code_for(d.decorator) for d in node.decorators]
+    def _visit_function(self, node) -> None:
+        name = node.name
+        decorators = [self.code_for(d) for d in node.decorator_list]
         if any(word in text for text in decorators for word in _CUSTOM_DECORATORS):
             self._custom.add(name)
         if self._classes and self._classes[-1] and name == "forward":
@@ -62,41 +79,47 @@ class Contexts(cst.CSTVisitor):
         no_grad = any(word in text for text in decorators for word in _NO_GRAD)
         self._functions.append(self._qualify(name) if self._classes and self._classes[-1] else name)
         self._no_grad += no_grad
-        self._decorated_no_grad.append(no_grad)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._visit_children(node)
         self._functions.pop()
-        self._no_grad -= self._decorated_no_grad.pop()
+        self._no_grad -= no_grad
 
     def _qualify(self, name: str) -> str:
         return f"<autograd.Function>.{name}"
 
-    def visit_With(self, node: cst.With) -> None:
-        self._no_grad += any(word in self.code_for(item.item) for item in node.items for word in _NO_GRAD)
-
-    def leave_With(self, original_node: cst.With) -> None:
-        self._no_grad -= any(word in self.code_for(item.item) for item in original_node.items for word in _NO_GRAD)
-
-    def visit_Call(self, node: cst.Call) -> None:
+    def _visit_call(self, node: ast.Call) -> None:
         self._at_call[id(node)] = (tuple(self._functions), self._no_grad > 0)
         func = node.func
-        first = node.args[0].value if node.args else None
-        if isinstance(func, cst.Attribute) and func.attr.value in _REGISTRATIONS and isinstance(func.value, cst.Name):
-            self._custom.add(func.value.value)  # f.defjvp(f_jvp): f's body is never differentiated
-        leaf = leaf_name(func) or (leaf_name(func.func) if isinstance(func, cst.Call) else None)
-        if leaf in _WRAPPERS and isinstance(first, cst.Name):
-            self._custom.add(first.value)  # custom_jvp(f), custom_gradient(...)(f), lower_fun(f)
-        if leaf in _LOOP_BODIES and len(node.args) > _LOOP_BODIES[leaf]:
-            body = node.args[_LOOP_BODIES[leaf]].value
-            if isinstance(body, cst.Name):
-                self._custom.add(body.value)
+        arguments = call_arguments(node)
+        first = arguments[0] if arguments else None
+        if isinstance(func, ast.Attribute) and func.attr in _REGISTRATIONS and isinstance(func.value, ast.Name):
+            self._custom.add(func.value.id)  # f.defjvp(f_jvp): f's body is never differentiated
+        leaf = leaf_name(func) or (leaf_name(func.func) if isinstance(func, ast.Call) else None)
+        if leaf in _WRAPPERS and isinstance(first, ast.Name):
+            self._custom.add(first.id)  # custom_jvp(f), custom_gradient(...)(f), lower_fun(f)
+        if leaf in _LOOP_BODIES and len(arguments) > _LOOP_BODIES[leaf]:
+            body = arguments[_LOOP_BODIES[leaf]]
+            if isinstance(body, ast.Name):
+                self._custom.add(body.id)
 
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._def_names:
-            self._uses[node.value].add(self._functions[-1] if self._functions else None)
+    def _note_names(self, node: ast.AST) -> None:
+        """Every spelling of a name counts as a use of it: a read, an attribute, a keyword, an import."""
+        kind = type(node)
+        if kind is ast.Name:
+            self._note_use(node.id)
+        elif kind is ast.Attribute:
+            self._note_use(node.attr)
+        elif kind is ast.keyword and node.arg is not None:
+            self._note_use(node.arg)
+        elif kind is ast.arg:
+            self._note_use(node.arg)
+        elif kind is ast.alias:
+            self._note_use(node.asname or node.name.rsplit(".", 1)[-1])
+
+    def _note_use(self, name: str) -> None:
+        self._uses[name].add(self._functions[-1] if self._functions else None)
 
     # --- queries ---------------------------------------------------------------------------------
-    def excluded(self, call: cst.Call) -> bool:
+    def excluded(self, call: ast.Call) -> bool:
         functions, no_grad = self._at_call.get(id(call), ((), False))
         return no_grad or any(name in self._custom_closure() for name in functions)
 

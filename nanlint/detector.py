@@ -8,12 +8,10 @@ Every finding is a `LeakSite`: the syntax nodes and catalog facts a fix or a ver
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
-import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+import ast
 
 from nanlint.catalog import OPS, Arg, SelectFunction, SingularOp, is_finite_number, power_leak_domain
 from nanlint.catalog_view import BARRIER_METHODS, CatalogView
@@ -21,7 +19,9 @@ from nanlint.conditions import affine_base, selected_values
 from nanlint.contexts import Contexts
 from nanlint.intervals import IntervalSet
 from nanlint.limits import MAX_INDIRECTION
-from nanlint.names import Binding, Position, Scope, ScopeIndex, binding_at, leaf_name, qualified_name
+from nanlint.diagnostics import Location
+from nanlint.names import Binding, Position, Scope, ScopeIndex, binding_at, leaf_name, position, qualified_name
+from nanlint.syntax import SourceText, call_arguments, children, is_string, keyword_value, positional
 from nanlint.textscan import scan_imports
 from nanlint.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
 
@@ -43,6 +43,9 @@ UNRELATED_CONDITION = "NAN401"
 _SHARED_RECEIVERS = frozenset({"self", "cls"})
 
 _OPERATOR_OPS = tuple(op for op in OPS if op.operator)
+_OPERATORS = {ast.Div: "/", ast.Mod: "%", ast.Pow: "**"}
+# What a walk for data does not enter: code there runs later, or never, with its own names.
+_NEW_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)
 _NONFINITE_NAMES = frozenset({"nan", "NaN", "NAN", "inf", "Inf", "infty", "NINF", "PINF"})
 _FILLS = frozenset({"full_like", "full", "fill", "constant", "broadcast_to", "convert_to_tensor", "asarray", "tensor"})
 # Casts and copies keep a guard: `where(c, x, 1.0).astype(dtype)` is still a guarded value.
@@ -53,27 +56,27 @@ _PASS_THROUGH_FUNCTIONS = frozenset({"cast", "asarray", "convert_to_tensor", "re
 @dataclass
 class Branch:
     label: str  # "true", "false", "case 1", "choice 0", "default", "clamped"
-    expr: cst.BaseExpression
+    expr: ast.expr
     # True: selected where the condition holds; False: where it does not; None: not a simple condition.
     polarity: Optional[bool]
-    cond: Optional[cst.BaseExpression]
+    cond: Optional[ast.expr]
 
 
 @dataclass
 class OpUse:
     op: SingularOp
     framework: str
-    node: cst.CSTNode  # the call or binary operation
-    arg: cst.BaseExpression  # the argument a fix masks
+    node: ast.expr  # the call or binary operation
+    arg: ast.expr  # the argument a fix masks
     leak_domain: IntervalSet  # narrowed for powers by their exponent
-    via: Optional[cst.Name] = None  # indirect: the local name in the branch
+    via: Optional[ast.Name] = None  # indirect: the local name in the branch
     definition: Optional[Binding] = None  # indirect: the binding whose value holds the op
 
 
 @dataclass
 class LeakSite:
     code: str
-    select: cst.Call
+    select: ast.Call
     select_fn: SelectFunction
     select_display: str
     framework: str
@@ -93,81 +96,75 @@ class _Env:
         self.scope = scope
         self.position = position
 
-    def binding(self, name: cst.Name) -> Optional[Binding]:
-        return binding_at(self.scope, name.value, self.position)
+    def binding(self, name: ast.Name) -> Optional[Binding]:
+        return binding_at(self.scope, name.id, self.position)
 
-    def qualified(self, node: cst.BaseExpression) -> Optional[str]:
+    def qualified(self, node: ast.AST) -> Optional[str]:
         return qualified_name(node, self.scope, self.position)
 
-    def code(self, node: cst.CSTNode) -> str:
+    def code(self, node: ast.AST) -> str:
         return self.detector.code(node)
 
     def at(self, position: Position) -> "_Env":
         return _Env(self.detector, self.scope, position)
 
 
-class FilePositions(Mapping):
-    """Positions on a slice, read as positions in the file it was cut from."""
-
-    def __init__(self, positions: Mapping, line_map: list[int]) -> None:
-        self._positions = positions
-        self._line_map = line_map
-        self._cache: dict[int, CodeRange] = {}
-
-    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        key = id(node)
-        if key not in self._cache:
-            raw = self._positions[node]
-            start = CodePosition(self._line_map[raw.start.line - 1], raw.start.column)
-            self._cache[key] = CodeRange(start, CodePosition(self._line_map[raw.end.line - 1], raw.end.column))
-        return self._cache[key]
-
-    def __iter__(self):
-        return iter(self._positions)
-
-    def __len__(self) -> int:
-        return len(self._positions)
-
-
 class Detector:
     def __init__(
         self,
-        module: cst.Module,
+        tree: ast.Module,
+        text: str,
         catalog: CatalogView,
         frameworks: Optional[frozenset[str]] = None,
         line_map: Optional[list[int]] = None,
     ) -> None:
-        """`module` is a file or a slice of one (`line_map`: each of its lines' number in the file);
-        every position the detector reports is a position in the file."""
-        self.module = module
+        """`tree` is parsed from `text`, a file or a slice of one (`line_map`: each of its lines'
+        number in the file); every location the detector reports is a location in the file."""
+        self.tree = tree
+        self.source = SourceText(text)
         self.catalog = catalog
+        self.line_map = line_map
         self._code_cache: dict[int, str] = {}
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        positions = wrapper.resolve(PositionProvider)
-        self.positions = positions if line_map is None else FilePositions(positions, line_map)
-        self.index = ScopeIndex(self.positions, self._may_select)
-        module.visit(self.index)
+        self.index = ScopeIndex(tree, self._may_select)
         self.contexts = Contexts(self.code)
         if self.index.calls:
-            module.visit(self.contexts)
+            self.contexts.visit(tree)
         # Tensor methods (`x.sqrt()`) count for the frameworks the file imports anywhere.
-        self.imported_frameworks = frameworks if frameworks is not None else scan_imports(module.code).frameworks
+        self.imported_frameworks = frameworks if frameworks is not None else scan_imports(text).frameworks
 
     # --- helpers -----------------------------------------------------------------------------
-    def _may_select(self, call: cst.Call) -> bool:
+    def _may_select(self, call: ast.Call, renamed: dict[str, str]) -> bool:
         leaf = leaf_name(call.func)
         names = self.catalog.select_leaf_names
-        return leaf in names or self.index.renamed.get(leaf or "") in names
+        return leaf in names or renamed.get(leaf or "") in names
 
-    def code(self, node: cst.CSTNode) -> str:
+    def code(self, node: ast.AST) -> str:
+        """The node's source text, with its own parentheses."""
         key = id(node)
         if key not in self._code_cache:
-            self._code_cache[key] = self.module.code_for_node(node)
+            self._code_cache[key] = self.source.code(node)
         return self._code_cache[key]
 
-    def position(self, node: cst.CSTNode) -> Position:
-        start = self.positions[node].start
-        return (start.line, start.column)
+    def position(self, node: ast.AST) -> Position:
+        """Where the node starts, for ordering it against bindings (not a location to report)."""
+        return position(node)
+
+    def file_row(self, row: int) -> int:
+        return self.line_map[row - 1] if self.line_map is not None else row
+
+    def locations(self, node: ast.AST, *, with_parentheses: bool = False) -> tuple[Location, Location]:
+        """Where the node starts and ends in the file (1-based rows and character columns)."""
+        source = self.source
+        if with_parentheses:
+            start, end = (source.position_of(offset) for offset in source.outer_span(node))
+        else:
+            start = (node.lineno, source.column(node.lineno, node.col_offset))
+            end = (node.end_lineno, source.column(node.end_lineno, node.end_col_offset))
+        return Location(self.file_row(start[0]), start[1] + 1), Location(self.file_row(end[0]), end[1] + 1)
+
+    def rows(self, node: ast.AST) -> range:
+        """The file rows the node spans."""
+        return range(self.file_row(node.lineno), self.file_row(node.end_lineno) + 1)
 
     # --- the search ------------------------------------------------------------------------------
     def sites(self) -> list[LeakSite]:
@@ -184,7 +181,7 @@ class Detector:
                 if select_fn.kind == "where" and all(self._nonfinite_constant(b.expr, env) for b in others):
                     continue  # where(scale > 0, logpdf, nan): the output is not finite there anyway
                 for use in self._uses(branch.expr, env, scope):
-                    if use.via is not None and any(use.via.value in {n.value for n in _loads(b.expr)} for b in others):
+                    if use.via is not None and any(use.via.id in {n.id for n in _loads(b.expr)} for b in others):
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
                     if site is not None:
@@ -218,7 +215,7 @@ class Detector:
                     break
         return found
 
-    def _op_applied(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
+    def _op_applied(self, call: ast.Call, env: _Env) -> Optional[OpUse]:
         """The singular op `call` applies (a function or a tensor method) and the argument a fix masks,
         whether or not that argument is guarded; None for anything else."""
         qualified = env.qualified(call.func)
@@ -239,36 +236,38 @@ class Detector:
         domain = _domain_for(op, exponent, env)
         return OpUse(op, framework, call, arg, domain) if arg is not None and domain is not None else None
 
-    def _method(self, call: cst.Call, qualified: Optional[str], env: _Env) -> Optional[str]:
+    def _method(self, call: ast.Call, qualified: Optional[str], env: _Env) -> Optional[str]:
         """The method name when `call` is a tensor method on data (`x.sqrt()`), not a module function."""
-        if qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
-            return call.func.attr.value
+        if qualified is None and isinstance(call.func, ast.Attribute) and env.qualified(call.func.value) is None:
+            return call.func.attr
         return None
 
-    def _display(self, call: cst.Call, method_form: bool) -> str:
+    def _display(self, call: ast.Call, method_form: bool) -> str:
         """How messages name a select: its source spelling, or `Tensor.where` for the method form."""
-        return f"Tensor.{call.func.attr.value}" if method_form else self.code(call.func)
+        return f"Tensor.{call.func.attr}" if method_form else self.code(call.func)
 
-    def branches_of(self, call: cst.Call, scope: Scope) -> list[Branch]:
+    def branches_of(self, call: ast.Call, scope: Scope) -> list[Branch]:
         """The branches of `call` if it is a select, else []."""
         resolved = self._resolve_select(call, _Env(self, scope, self.position(call)))
         return self._branches(call, resolved[0], resolved[2]) if resolved is not None else []
 
-    def _nonfinite_constant(self, node: cst.BaseExpression, env: _Env) -> bool:
+    def _nonfinite_constant(self, node: ast.expr, env: _Env) -> bool:
         """`jnp.nan`, `-np.inf`, `float("nan")`, `jnp.full_like(x, jnp.nan)`."""
-        if isinstance(node, cst.UnaryOperation):
-            return self._nonfinite_constant(node.expression, env)
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        if isinstance(node, ast.UnaryOp):
+            return self._nonfinite_constant(node.operand, env)
+        if isinstance(node, (ast.Name, ast.Attribute)):
             name = env.qualified(node) or ""
             return name.rsplit(".", 1)[-1] in _NONFINITE_NAMES
-        if isinstance(node, cst.Call):
-            if isinstance(node.func, cst.Name) and node.func.value == "float" and node.args:
-                return isinstance(node.args[0].value, cst.SimpleString) and node.args[0].value.evaluated_value.strip("+-").lower() in ("nan", "inf", "infinity")
+        if isinstance(node, ast.Call):
+            arguments = call_arguments(node)
+            if isinstance(node.func, ast.Name) and node.func.id == "float" and arguments:
+                first = arguments[0]
+                return isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.strip("+-").lower() in ("nan", "inf", "infinity")
             leaf = leaf_name(node.func) or ""
-            return leaf in _FILLS and any(self._nonfinite_constant(a.value, env) for a in node.args)
+            return leaf in _FILLS and any(self._nonfinite_constant(a, env) for a in arguments)
         return False
 
-    def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
+    def _resolve_select(self, call: ast.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
         qualified = env.qualified(call.func)
         hit = self.catalog.select(qualified)
         if hit is not None:
@@ -280,8 +279,8 @@ class Detector:
                 return hit[0], hit[1], True
         return None
 
-    def _branches(self, call: cst.Call, sel: SelectFunction, method_form: bool) -> list[Branch]:
-        receiver = call.func.value if method_form and isinstance(call.func, cst.Attribute) else None
+    def _branches(self, call: ast.Call, sel: SelectFunction, method_form: bool) -> list[Branch]:
+        receiver = call.func.value if method_form and isinstance(call.func, ast.Attribute) else None
         specs = sel.method_branches if method_form else sel.branches
         cond_spec = sel.method_cond if method_form else sel.cond
         if sel.kind == "where":
@@ -292,7 +291,7 @@ class Detector:
             return [Branch("true", true, True, cond), Branch("false", false, False, cond)]
         if sel.kind == "select_n":
             which = _arg(call, cond_spec)
-            cases = [a.value for a in call.args[1:] if a.keyword is None and not a.star]
+            cases = positional(call)[1:] if call.args and not isinstance(call.args[0], ast.Starred) else []
             if len(cases) < 2 or which is None:
                 return []
             # Two cases: `which` is a predicate (case 1 where it holds); more: an index, no polarity.
@@ -302,38 +301,38 @@ class Detector:
             return _select_list_branches(call, sel)
         return [Branch("clamped", expr, None, None) for spec in specs if (expr := _arg(call, spec, receiver)) is not None]
 
-    def _uses(self, expr: cst.BaseExpression, env: _Env, scope: Scope) -> Iterator[OpUse]:
+    def _uses(self, expr: ast.expr, env: _Env, scope: Scope) -> Iterator[OpUse]:
         yield from self._walk(expr, env, scope, via=None, definition=None, seen=set(), depth=0)
 
     def _walk(self, node, env: _Env, scope: Scope, via, definition, seen: set, depth: int) -> Iterator[OpUse]:
-        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+        if isinstance(node, _NEW_SCOPES):
             return
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             qualified = env.qualified(node.func)
             if self._is_select_or_barrier(node, qualified, env):
                 return  # a nested select is checked on its own; a barrier stops all gradient
             use = self._call_use(node, env)
             if use is not None:
                 yield _indirect(use, via, definition)
-            children = [a.value for a in node.args]
-            if isinstance(node.func, cst.Attribute):
-                children.append(node.func.value)
-        elif isinstance(node, cst.BinaryOperation):
+            inner = call_arguments(node)
+            if isinstance(node.func, ast.Attribute):
+                inner.append(node.func.value)
+        elif isinstance(node, ast.BinOp):
             use = self._operator_use(node, env)
             if use is not None:
                 yield _indirect(use, via, definition)
-            children = [node.left, node.right]
-        elif isinstance(node, cst.Attribute):
-            children = [node.value]
-        elif isinstance(node, cst.Name):
+            inner = [node.left, node.right]
+        elif isinstance(node, ast.Attribute):
+            inner = [node.value]
+        elif isinstance(node, ast.Name):
             yield from self._follow_local(node, env, scope, seen, depth)
             return
         else:
-            children = list(node.children)
-        for child in children:
+            inner = list(children(node))
+        for child in inner:
             yield from self._walk(child, env, scope, via, definition, seen, depth)
 
-    def _follow_local(self, name: cst.Name, env: _Env, scope: Scope, seen: set, depth: int) -> Iterator[OpUse]:
+    def _follow_local(self, name: ast.Name, env: _Env, scope: Scope, seen: set, depth: int) -> Iterator[OpUse]:
         """`s = jnp.sqrt(x)` earlier in the same scope, then `where(c, s, 0)`: the op leaks through `s`."""
         if depth >= MAX_INDIRECTION:
             return
@@ -353,7 +352,7 @@ class Detector:
             # The chain's first name and the definition that holds the op are what a user needs to see.
             yield OpUse(use.op, use.framework, use.node, use.arg, use.leak_domain, via=name, definition=use.definition or binding)
 
-    def _is_select_or_barrier(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
+    def _is_select_or_barrier(self, call: ast.Call, qualified: Optional[str], env: _Env) -> bool:
         if self.catalog.select(qualified) is not None or self.catalog.is_barrier(qualified):
             return True
         method = self._method(call, qualified, env)
@@ -362,18 +361,18 @@ class Detector:
         return False
 
     # --- singular ops ---------------------------------------------------------------------------
-    def _call_use(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
+    def _call_use(self, call: ast.Call, env: _Env) -> Optional[OpUse]:
         """The singular op `call` applies, if its argument can take the op to its pole here."""
         use = self._op_applied(call, env)
-        if use is None or any(a.keyword is not None and a.keyword.value in use.op.guard_keywords for a in call.args):
+        if use is None or keyword_value(call, use.op.guard_keywords) is not None:
             return None  # torch.logit(x, eps=...) clamps by itself
         return use if self._leaks(use.arg, use.leak_domain, use.op, env) else None
 
-    def _operator_use(self, node: cst.BinaryOperation, env: _Env) -> Optional[OpUse]:
-        operator = {cst.Divide: "/", cst.Modulo: "%", cst.Power: "**"}.get(type(node.operator))
+    def _operator_use(self, node: ast.BinOp, env: _Env) -> Optional[OpUse]:
+        operator = _OPERATORS.get(type(node.op))
         if operator is None:
             return None
-        if operator == "%" and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        if operator == "%" and is_string(node.left):
             return None  # string formatting
         op = next(o for o in _OPERATOR_OPS if o.operator == operator)
         if operator == "**":
@@ -386,7 +385,7 @@ class Detector:
             return None
         return OpUse(op, framework, node, arg, domain)
 
-    def _leaks(self, arg: cst.BaseExpression, domain: IntervalSet, op: SingularOp, env: _Env) -> bool:
+    def _leaks(self, arg: ast.expr, domain: IntervalSet, op: SingularOp, env: _Env) -> bool:
         if not depends_on_data(arg, env) or self._guarded(arg, env, 0):
             return False
         if not can_reach(arg, domain, env):
@@ -395,9 +394,9 @@ class Detector:
         below_zero = IntervalSet.above(0.0, closed=False).intersect(domain).is_empty()
         return not (op.kind == "pole" and below_zero and is_epsilon_shifted(arg, env))
 
-    def _guarded(self, arg: cst.BaseExpression, env: _Env, depth: int) -> bool:
+    def _guarded(self, arg: ast.expr, env: _Env, depth: int) -> bool:
         """The argument is a where/select/clamp, a gradient-safe call, or a local assigned from one."""
-        if isinstance(arg, cst.Call):
+        if isinstance(arg, ast.Call):
             qualified = env.qualified(arg.func)
             if self._is_select_or_barrier(arg, qualified, env) or self.catalog.is_safe(qualified):
                 return True
@@ -405,13 +404,13 @@ class Detector:
             if inner is not None:
                 return self._guarded(inner, env, depth + 1)
             return qualified is None and leaf_name(arg.func) == "masked_fill"  # torch: a where spelled as a method
-        if isinstance(arg, cst.IfExp):
+        if isinstance(arg, ast.IfExp):
             return all(self._guarded(side, env, depth + 1) or not depends_on_data(side, env) for side in (arg.body, arg.orelse))
         # `safe_x`, `z_safe`: the author says it is guarded, and a guard nanlint does not see is still a guard.
         names = [n for n in _loads(arg) if (b := env.binding(n)) is None or b.imported is None]
-        if names and all("safe" in n.value.lower() for n in names):
+        if names and all("safe" in n.id.lower() for n in names):
             return True
-        if isinstance(arg, cst.Name) and depth < MAX_INDIRECTION:
+        if isinstance(arg, ast.Name) and depth < MAX_INDIRECTION:
             binding = env.binding(arg)
             if binding is not None and binding.value is not None and binding.imported is None:
                 return self._guarded(binding.value, env.at(binding.position), depth + 1)
@@ -461,7 +460,7 @@ class Detector:
         regime = arg_vars - cond_vars and any(selected_values(branch.cond, name, env) is not None for name in shared)
         return not regime
 
-    def _variables(self, node: cst.CSTNode, env: _Env, depth: int) -> set[str]:
+    def _variables(self, node: ast.AST, env: _Env, depth: int) -> set[str]:
         """The root data names an expression is made of: locals are replaced by what they were
         computed from, `depth` levels deep (`pi_x = x * pi` stands for `x`)."""
         found: set[str] = set()
@@ -474,7 +473,7 @@ class Detector:
             elif depth > 0 and binding is not None and binding.value is not None and binding.position < env.position:
                 found |= self._variables(binding.value, env.at(binding.position), depth - 1)
             else:
-                found.add(name.value)
+                found.add(name.id)
         return found
 
     def _guard_verdict(self, branch: Branch, use: OpUse, env: _Env) -> tuple[str, Optional[tuple[IntervalSet, str]]]:
@@ -502,7 +501,7 @@ def _on_boundary(admitted: IntervalSet, selected: IntervalSet) -> bool:
     return any(p.lo in ends or p.hi in ends for p in admitted.parts)
 
 
-def _domain_for(op: SingularOp, exponent: Optional[cst.BaseExpression], env) -> Optional[IntervalSet]:
+def _domain_for(op: SingularOp, exponent: Optional[ast.expr], env) -> Optional[IntervalSet]:
     """The op's leak domain; for a power, narrowed by its constant exponent (None: no leak, or unknown)."""
     if op.exponent is None:
         return op.leak_domain
@@ -510,16 +509,16 @@ def _domain_for(op: SingularOp, exponent: Optional[cst.BaseExpression], env) -> 
     return power_leak_domain(p) if p is not None else None
 
 
-def _clamp_bounds(call: cst.Call, sel: SelectFunction, method_form: bool, env) -> list[float]:
+def _clamp_bounds(call: ast.Call, sel: SelectFunction, method_form: bool, env) -> list[float]:
     """The constant bounds a clamp-like call applies, whichever argument carries them."""
-    positional = [a.value for a in call.args if a.keyword is None and not a.star]
-    keywords = [a.value for a in call.args if a.keyword is not None and a.keyword.value in _LOWER_KEYWORDS | _UPPER_KEYWORDS]
+    values = positional(call)
+    keywords = [k.value for k in call.keywords if k.arg in _LOWER_KEYWORDS | _UPPER_KEYWORDS]
     if method_form:
-        candidates = positional  # x.clamp(0, 1), x.clamp_min(0), x.maximum(y)
+        candidates = values  # x.clamp(0, 1), x.clamp_min(0), x.maximum(y)
     else:
         # clip(x, lo, hi) and lax.clamp(lo, x, hi) have one operand; in maximum(a, b) either may be the bound.
         operand = sel.branches[0].position if len(sel.branches) == 1 else None
-        candidates = [v for i, v in enumerate(positional) if i != operand]
+        candidates = [v for i, v in enumerate(values) if i != operand]
     return [v for v in (constant_value(c, env) for c in candidates + keywords) if v is not None]
 
 
@@ -529,50 +528,49 @@ def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:
     return any(admitted.contains(edge) for edge in edges)
 
 
-def _passed_through(call: cst.Call, qualified: Optional[str]) -> Optional[cst.BaseExpression]:
+def _passed_through(call: ast.Call, qualified: Optional[str]) -> Optional[ast.expr]:
     """The value a cast or reshape carries through (`x.astype(t)`, `tf.cast(x, t)`), else None."""
-    if qualified is None and isinstance(call.func, cst.Attribute) and call.func.attr.value in _PASS_THROUGH_METHODS:
+    if qualified is None and isinstance(call.func, ast.Attribute) and call.func.attr in _PASS_THROUGH_METHODS:
         return call.func.value
-    if qualified is not None and qualified.rsplit(".", 1)[-1] in _PASS_THROUGH_FUNCTIONS and call.args:
-        return call.args[0].value
+    arguments = call_arguments(call) if qualified is not None else []
+    if arguments and qualified.rsplit(".", 1)[-1] in _PASS_THROUGH_FUNCTIONS:
+        return arguments[0]
     return None
 
 
-def _loads(node: cst.CSTNode) -> list[cst.Name]:
+def _loads(node: ast.AST) -> list[ast.Name]:
     """Names of data read in an expression: not attribute names, keyword labels, called functions
     (`open(...)` is not data, `x.sum()` reads `x`), or anything inside a lambda."""
-    found: list[cst.Name] = []
+    found: list[ast.Name] = []
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Name):
+        if isinstance(current, ast.Name):
             found.append(current)
-        elif isinstance(current, cst.Attribute):
+        elif isinstance(current, ast.Attribute):
             stack.append(current.value)
-        elif isinstance(current, cst.Arg):
-            stack.append(current.value)
-        elif isinstance(current, cst.Call):
-            stack.extend(a.value for a in current.args)
-            if not isinstance(current.func, cst.Name):
+        elif isinstance(current, ast.Call):
+            stack.extend(call_arguments(current))
+            if not isinstance(current.func, ast.Name):
                 stack.append(current.func)
-        elif not isinstance(current, (cst.Lambda, cst.FunctionDef)):
-            stack.extend(current.children)
+        elif not isinstance(current, _NEW_SCOPES):
+            stack.extend(children(current))
     return found
 
 
-def _data_names(node: cst.CSTNode) -> list[tuple[cst.Name, Optional[str]]]:
+def _data_names(node: ast.AST) -> list[tuple[ast.Name, Optional[str]]]:
     """Like _loads, with `self.x` / `cls.x` read as one variable (its text) rather than `self`."""
     fields = []
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name) and current.value.value in _SHARED_RECEIVERS:
+        if isinstance(current, ast.Attribute) and isinstance(current.value, ast.Name) and current.value.id in _SHARED_RECEIVERS:
             fields.append(current)
-        elif not isinstance(current, (cst.Lambda, cst.FunctionDef)):
-            stack.extend(current.children)
+        elif not isinstance(current, _NEW_SCOPES):
+            stack.extend(children(current))
     receivers = {id(f.value) for f in fields}
     names = [(n, None) for n in _loads(node) if id(n) not in receivers]
-    return names + [(f.value, f"{f.value.value}.{f.attr.value}") for f in fields]
+    return names + [(f.value, f"{f.value.id}.{f.attr}") for f in fields]
 
 
 def _indirect(use: OpUse, via, definition) -> OpUse:
@@ -581,28 +579,28 @@ def _indirect(use: OpUse, via, definition) -> OpUse:
     return OpUse(use.op, use.framework, use.node, use.arg, use.leak_domain, via=via, definition=definition)
 
 
-def _arg(call: cst.Call, spec: Optional[Arg], receiver: Optional[cst.BaseExpression] = None) -> Optional[cst.BaseExpression]:
+def _arg(call: ast.Call, spec: Optional[Arg], receiver: Optional[ast.expr] = None) -> Optional[ast.expr]:
     """The argument at `spec`: by keyword, else by position among the positional arguments."""
     if spec is None:
         return None
     if spec.position == -1:
         return receiver
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in spec.keywords:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    return positional[spec.position].value if spec.position < len(positional) else None
+    by_keyword = keyword_value(call, spec.keywords)
+    if by_keyword is not None:
+        return by_keyword
+    values = positional(call)
+    return values[spec.position] if spec.position < len(values) else None
 
 
-def _select_list_branches(call: cst.Call, sel: SelectFunction) -> list[Branch]:
+def _select_list_branches(call: ast.Call, sel: SelectFunction) -> list[Branch]:
     conds_node = _arg(call, sel.cond)
     choices_node = _arg(call, sel.branches[0])
-    if not isinstance(choices_node, (cst.List, cst.Tuple)):
+    if not isinstance(choices_node, (ast.List, ast.Tuple)):
         return []
-    conds = [e.value for e in conds_node.elements] if isinstance(conds_node, (cst.List, cst.Tuple)) else []
+    conds = list(conds_node.elts) if isinstance(conds_node, (ast.List, ast.Tuple)) else []
     branches = [
-        Branch(f"choice {i}", element.value, True if i < len(conds) else None, conds[i] if i < len(conds) else None)
-        for i, element in enumerate(choices_node.elements)
+        Branch(f"choice {i}", element, True if i < len(conds) else None, conds[i] if i < len(conds) else None)
+        for i, element in enumerate(choices_node.elts)
     ]
     default = _arg(call, sel.branches[1])
     if default is not None:
@@ -610,7 +608,7 @@ def _select_list_branches(call: cst.Call, sel: SelectFunction) -> list[Branch]:
     return branches
 
 
-def _clamp_side(call: cst.Call, sel: SelectFunction, method_form: bool) -> str:
+def _clamp_side(call: ast.Call, sel: SelectFunction, method_form: bool) -> str:
     leaf = leaf_name(call.func) or ""
     if leaf in _LOWER_CLAMPS:
         return "low"
@@ -619,19 +617,22 @@ def _clamp_side(call: cst.Call, sel: SelectFunction, method_form: bool) -> str:
     if not method_form and sel.branches[0].position != 0:
         return "both"  # lax.clamp(min, x, max) always bounds both sides
     first_bound = 0 if method_form else 1
-    positional = [a for a in call.args if a.keyword is None and not a.star]
     lower = upper = False
-    for i, arg in enumerate(positional[first_bound:]):
-        given = not (isinstance(arg.value, cst.Name) and arg.value.value == "None")
+    for i, arg in enumerate(positional(call)[first_bound:]):
+        given = not _is_none(arg)
         lower |= i == 0 and given
         upper |= i == 1 and given
-    for arg in call.args:
-        if arg.keyword is not None and not (isinstance(arg.value, cst.Name) and arg.value.value == "None"):
-            lower |= arg.keyword.value in _LOWER_KEYWORDS
-            upper |= arg.keyword.value in _UPPER_KEYWORDS
+    for item in call.keywords:
+        if item.arg is not None and not _is_none(item.value):
+            lower |= item.arg in _LOWER_KEYWORDS
+            upper |= item.arg in _UPPER_KEYWORDS
     if lower and not upper:
         return "low"
     if upper and not lower:
         return "high"
     return "both"
 
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None

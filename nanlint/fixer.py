@@ -12,15 +12,21 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-import libcst as cst
-from libcst.metadata import ParentNodeProvider
+import ast
 
 from nanlint.detector import DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION, Detector, LeakSite
 from nanlint.diagnostics import Location
 from nanlint.fixes import DISPLAY_ONLY, SAFE, UNSAFE, Edit, Fix
-from nanlint.names import binding_at, qualified_name
+from nanlint.names import binding_at, position, qualified_name
+from nanlint.syntax import call_arguments, children, positional, walk
 
 FIXABLE_CODES = frozenset({DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION})
+# A statement cannot be inserted before code inside these: it runs later, or per item.
+_NO_STATEMENT_BEFORE = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_COMPOUND_STATEMENTS = (
+    ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
+    ast.AsyncFunctionDef, ast.ClassDef, ast.Match,
+) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 # Calls into these look random or stateful: duplicating one changes the program's values.
 _IMPURE_NAME = re.compile(r"(^|\.)(random|rand\w*|dropout|uniform|normal|bernoulli|multinomial|shuffle|sample\w*|choice|permutation)(\.|$)")
 _TF_MODULES = ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2", "tensorflow.experimental.numpy")
@@ -44,7 +50,7 @@ class FixPlanner:
         self.source = source
         self.lines = source.splitlines(keepends=True)
         self.newline = "\r\n" if "\r\n" in source else "\n"
-        self._parents = None
+        self._parents: Optional[dict[int, ast.AST]] = None
         self._taken: set[str] = set()
         self._all_names: Optional[set[str]] = None
 
@@ -81,7 +87,7 @@ class FixPlanner:
                 return Fix(DISPLAY_ONLY, f"{title}: the condition must be evaluated once, and there is no place to bind it")
             cond_text, edits = hoisted
             applicability = UNSAFE
-        edits.append(self._replace(site.use.arg, spelling.mask(cond_text, _prepared(site.use.arg, arg_text, spelling), safe_text)))
+        edits.append(self._replace(site.use.arg, spelling.mask(cond_text, self._prepared(site.use.arg, arg_text, spelling), safe_text)))
         return Fix(applicability, title, edits)
 
     def _fix_definition(self, site: LeakSite, spelling: _Spelling, title: str) -> Fix:
@@ -89,11 +95,11 @@ class FixPlanner:
         cond = site.branch.cond
         definition = site.use.definition
         if cond is None or definition is None or not self.is_pure(cond) or not self._same_bindings(cond, site, definition):
-            return Fix(DISPLAY_ONLY, f"{title}: the condition cannot be evaluated where `{site.use.via.value}` is defined")
+            return Fix(DISPLAY_ONLY, f"{title}: the condition cannot be evaluated where `{site.use.via.id}` is defined")
         if not self._uses_all_under(site):
-            return Fix(DISPLAY_ONLY, f"{title}: `{site.use.via.value}` is also used outside this condition; mask it in a new variable")
+            return Fix(DISPLAY_ONLY, f"{title}: `{site.use.via.id}` is also used outside this condition; mask it in a new variable")
         arg_text = self._code(site.use.arg)
-        mask = spelling.mask(self._code(cond), _prepared(site.use.arg, arg_text, spelling), spelling.safe_text(arg_text))
+        mask = spelling.mask(self._code(cond), self._prepared(site.use.arg, arg_text, spelling), spelling.safe_text(arg_text))
         return Fix(UNSAFE, title, [self._replace(site.use.arg, mask)])
 
     # --- spelling of the inner select --------------------------------------------------------------
@@ -101,7 +107,7 @@ class FixPlanner:
         sel = site.select_fn
         func = site.select.func
         func_text = self._code(func)
-        prefix = self._code(func.value) if isinstance(func, cst.Attribute) else None
+        prefix = self._code(func.value) if isinstance(func, ast.Attribute) else None
         literal = _literal(site.use.op.safe_value, integral=site.use.op.key == "remainder")
 
         def constant(_: str) -> str:
@@ -137,58 +143,61 @@ class FixPlanner:
             return _Spelling(_where_mask(f"{prefix}.where", True), constant, False)
         return None
 
-    def _qualified(self, func: cst.BaseExpression, site: LeakSite) -> Optional[str]:
+    def _qualified(self, func: ast.expr, site: LeakSite) -> Optional[str]:
         return qualified_name(func, site.scope, self.detector.position(site.select))
 
     # --- purity and hoisting -------------------------------------------------------------------------
-    def is_pure(self, node: cst.CSTNode) -> bool:
+    def is_pure(self, node: ast.AST) -> bool:
         """Cheap to evaluate twice and without side effects: names, constants, arithmetic, comparisons,
         and calls of framework functions that are not random."""
-        if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        if isinstance(node, (ast.Name, ast.Constant)):
             return True
-        if isinstance(node, cst.Attribute):
+        if isinstance(node, ast.Attribute):
             return self.is_pure(node.value)
-        if isinstance(node, cst.UnaryOperation):
-            return self.is_pure(node.expression)
-        if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
+        if isinstance(node, ast.UnaryOp):
+            return self.is_pure(node.operand)
+        if isinstance(node, ast.BinOp):
             return self.is_pure(node.left) and self.is_pure(node.right)
-        if isinstance(node, cst.Comparison):
-            return self.is_pure(node.left) and all(self.is_pure(t.comparator) for t in node.comparisons)
-        if isinstance(node, (cst.Tuple, cst.List)):
-            return all(self.is_pure(e.value) for e in node.elements)
-        if isinstance(node, cst.Subscript):
-            return self.is_pure(node.value) and all(
-                isinstance(s.slice, cst.Index) and self.is_pure(s.slice.value) for s in node.slice
-            )
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.BoolOp):
+            return all(self.is_pure(v) for v in node.values)
+        if isinstance(node, ast.Compare):
+            return self.is_pure(node.left) and all(self.is_pure(c) for c in node.comparators)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return all(self.is_pure(e) for e in node.elts)
+        if isinstance(node, ast.Subscript):
+            index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return self.is_pure(node.value) and all(not isinstance(i, ast.Slice) and self.is_pure(i) for i in index)
+        if isinstance(node, ast.Call):
             name = self._call_name(node)
             return (
                 name is not None
                 and not _IMPURE_NAME.search(name)
-                and all(a.star == "" and self.is_pure(a.value) for a in node.args)
+                and not any(isinstance(a, ast.Starred) for a in node.args)
+                and all(k.arg is not None for k in node.keywords)
+                and all(self.is_pure(a) for a in call_arguments(node))
             )
         return False
 
-    def _call_name(self, call: cst.Call) -> Optional[str]:
+    def _call_name(self, call: ast.Call) -> Optional[str]:
         scope = self._scope_of(call)
-        return qualified_name(call.func, scope, self.detector.position(call)) if scope is not None else None
+        return qualified_name(call.func, scope, position(call)) if scope is not None else None
 
-    def _scope_of(self, node: cst.CSTNode):
+    def _scope_of(self, node: ast.AST):
         parents = self._parent_map()
-        current = node
+        current: Optional[ast.AST] = node
         while current is not None:
             scope = self.detector.index.scope_of.get(id(current))
             if scope is not None:
                 return scope
-            current = parents.get(current)
+            current = parents.get(id(current))
         return None
 
-    def _hoist(self, site: LeakSite, cond: cst.BaseExpression) -> Optional[tuple[str, list[Edit]]]:
+    def _hoist(self, site: LeakSite, cond: ast.expr) -> Optional[tuple[str, list[Edit]]]:
         name = self._fresh_name()
         cond_text = self._code(cond)
         statement = self._statement_for(site.select)
         if statement is not None:
-            row = self.detector.positions[statement].start.line
+            row = self.detector.file_row(statement.lineno)
             indent = re.match(r"[ \t]*", self.lines[row - 1]).group(0)
             insert = Edit(f"{indent}{name} = {cond_text}{self.newline}", Location(row, 1), Location(row, 1))
             return name, [insert, self._replace(cond, name)]
@@ -197,39 +206,40 @@ class FixPlanner:
             return None
         return name, [self._replace(cond, f"({name} := {cond_text})")]
 
-    def _in_comprehension_iterable(self, node: cst.CSTNode) -> bool:
+    def _in_comprehension_iterable(self, node: ast.AST) -> bool:
         parents = self._parent_map()
-        child, current = node, parents.get(node)
+        child, current = node, parents.get(id(node))
         while current is not None:
-            if isinstance(current, cst.CompFor) and child is current.iter:
+            if isinstance(current, ast.comprehension) and child is current.iter:
                 return True
-            child, current = current, parents.get(current)
+            child, current = current, parents.get(id(current))
         return False
 
-    def _statement_for(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        """The statement line holding `node`, if a new statement can go right before it."""
+    def _statement_for(self, node: ast.AST) -> Optional[ast.stmt]:
+        """The statement holding `node`, if a new statement can go on its own line right before it."""
         parents = self._parent_map()
-        current = parents.get(node)
+        current = parents.get(id(node))
         while current is not None:
-            if isinstance(current, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.SimpleStatementSuite)):
+            if isinstance(current, _NO_STATEMENT_BEFORE):
                 return None
-            if isinstance(current, cst.SimpleStatementLine):
-                return current
-            if isinstance(current, cst.BaseCompoundStatement):
-                return None  # an `if`/`while` test, a decorator: no statement fits before it safely
-            current = parents.get(current)
+            if isinstance(current, ast.stmt):
+                if isinstance(current, _COMPOUND_STATEMENTS):
+                    return None  # an `if`/`while` test, a decorator: no statement fits before it safely
+                return current if self._starts_a_line(current) else None
+            current = parents.get(id(current))
         return None
+
+    def _starts_a_line(self, statement: ast.stmt) -> bool:
+        """`x = f()` on its own line, or first of `a; b` on one; not the body of `if c: x = f()`."""
+        parent = self._parent_map().get(id(statement))
+        siblings = [s for s in children(parent) if isinstance(s, ast.stmt) and s.lineno == statement.lineno] if parent else [statement]
+        first = min(siblings, key=lambda s: s.col_offset)
+        line = self.detector.source.text[self.detector.source.starts[first.lineno - 1] :]
+        return line[: self.detector.source.column(first.lineno, first.col_offset)].strip() == ""
 
     def _fresh_name(self) -> str:
         if self._all_names is None:
-            names: set[str] = set()
-
-            class _Collect(cst.CSTVisitor):
-                def visit_Name(self, node: cst.Name) -> None:
-                    names.add(node.value)
-
-            self.detector.module.visit(_Collect())
-            self._all_names = names
+            self._all_names = {name for node in walk(self.detector.tree) for name in _spelled_names(node)}
         for i in range(1000):
             candidate = "ok" if i == 0 else f"ok_{i}"
             if candidate not in self._all_names and candidate not in self._taken:
@@ -238,17 +248,17 @@ class FixPlanner:
         raise RuntimeError("no free name")
 
     # --- indirect leaks ------------------------------------------------------------------------------
-    def _same_bindings(self, cond: cst.BaseExpression, site: LeakSite, definition) -> bool:
+    def _same_bindings(self, cond: ast.expr, site: LeakSite, definition) -> bool:
         """Every name in the condition means the same at the definition as at the select."""
         scope = site.scope
-        at_select = self.detector.position(site.select)
+        at_select = position(site.select)
         for name in _names_in(cond):
-            if binding_at(scope, name.value, definition.position) is not binding_at(scope, name.value, at_select):
+            if binding_at(scope, name.id, definition.position) is not binding_at(scope, name.id, at_select):
                 return False
         return True
 
     def _uses_all_under(self, site: LeakSite) -> bool:
-        local = site.use.via.value
+        local = site.use.via.id
         definition = site.use.definition
         scope = site.scope
         covered: set[int] = set()
@@ -258,29 +268,36 @@ class FixPlanner:
                 continue
             for branch in self.detector.branches_of(call, scope):
                 if branch.cond is not None and branch.polarity == site.branch.polarity and self._code(branch.cond) == cond_text:
-                    covered.update(id(n) for n in _names_in(branch.expr) if n.value == local)
-        uses = [n for n in _names_in(scope.node) if n.value == local and self._is_use_of(n, definition, scope)]
+                    covered.update(id(n) for n in _names_in(branch.expr) if n.id == local)
+        uses = [n for n in _names_in(scope.node) if n.id == local and self._is_use_of(n, definition, scope)]
         return bool(uses) and all(id(n) in covered for n in uses)
 
-    def _is_use_of(self, name: cst.Name, definition, scope) -> bool:
-        position = self.detector.position(name)
-        return position > definition.position and binding_at(scope, name.value, position) is definition
+    def _is_use_of(self, name: ast.Name, definition, scope) -> bool:
+        at = position(name)
+        return at > definition.position and binding_at(scope, name.id, at) is definition
 
     # --- small helpers ---------------------------------------------------------------------------------
-    def _parent_map(self):
+    def _parent_map(self) -> dict[int, ast.AST]:
         if self._parents is None:
-            self._parents = cst.MetadataWrapper(self.detector.module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
+            self._parents = {id(child): node for node in walk(self.detector.tree) for child in children(node)}
         return self._parents
 
-    def _code(self, node: cst.CSTNode) -> str:
+    def _code(self, node: ast.AST) -> str:
         return self.detector.code(node)
 
-    def _replace(self, node: cst.CSTNode, text: str) -> Edit:
+    def _replace(self, node: ast.AST, text: str) -> Edit:
         """Replace `node` with `text`; the node's own parentheses are part of it (its code includes them)."""
-        positions = self.detector.positions
-        start = positions[node.lpar[0] if getattr(node, "lpar", None) else node].start
-        end = positions[node.rpar[-1] if getattr(node, "rpar", None) else node].end
-        return Edit(text, Location(start.line, start.column + 1), Location(end.line, end.column + 1))
+        return Edit(text, *self.detector.locations(node, with_parentheses=True))
+
+    def _prepared(self, node: ast.expr, text: str, spelling: _Spelling) -> str:
+        """The argument's text where the mask puts it: as a call argument, or as a method's receiver."""
+        parenthesized = self.detector.source.outer_span(node) != self.detector.source.span(node)
+        atom = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) or parenthesized
+        if spelling.arg_as_receiver and not atom:
+            return f"({text})"
+        if isinstance(node, (ast.NamedExpr, ast.GeneratorExp)) and not parenthesized:
+            return f"({text})"
+        return text
 
 
 def _where_mask(func_text: str, polarity: Optional[bool]):
@@ -303,39 +320,31 @@ def _literal(value: float, integral: bool) -> str:
     return repr(float(value))
 
 
-def _prepared(node: cst.BaseExpression, text: str, spelling: _Spelling) -> str:
-    """The argument's text where the mask puts it: as a call argument, or as a method's receiver."""
-    atom = isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or bool(getattr(node, "lpar", ()))
-    if spelling.arg_as_receiver and not atom:
-        return f"({text})"
-    if isinstance(node, (cst.NamedExpr, cst.GeneratorExp)) and not node.lpar:
-        return f"({text})"
-    return text
-
-
 def _wrap(cond_text: str, negate: str) -> str:
     return f"({cond_text})" if negate else cond_text
 
 
-def _case_count(call: cst.Call) -> int:
-    return len([a for a in call.args[1:] if a.keyword is None and not a.star])
+def _case_count(call: ast.Call) -> int:
+    return len(positional(call)[1:])
 
 
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    """Names read in `node`, skipping attribute names and keyword labels."""
-    found: list[cst.Name] = []
+def _names_in(node: ast.AST) -> list[ast.Name]:
+    """Names read or bound in `node` (not attribute names or keyword labels)."""
+    return [n for n in walk(node) if isinstance(n, ast.Name)]
 
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.append(n)
 
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
-
-    node.visit(_Collect())
-    return found
+def _spelled_names(node: ast.AST) -> tuple[str, ...]:
+    """Every identifier a node spells, so that a new local never clashes with one."""
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
+        return (node.attr,)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (node.name,)
+    if isinstance(node, ast.arg):
+        return (node.arg,)
+    if isinstance(node, ast.keyword) and node.arg is not None:
+        return (node.arg,)
+    if isinstance(node, ast.alias):
+        return tuple(filter(None, (node.name.split(".")[0], node.asname)))
+    return ()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,7 +131,9 @@ def _compiles(source: str) -> bool:
     """The compiler's own check, which also catches what the grammar allows but Python rejects
     (`:=` in a comprehension's iterable, for one)."""
     try:
-        compile(source, "<nanlint fix>", "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the user's own `"\\d"` escapes are not the fix's business
+            compile(source, "<nanlint fix>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True

@@ -81,7 +81,7 @@ class Linter:
             error = sliced.error
             result.diagnostics = [syntax_diagnostic(filename, error.msg, error.lineno or 1, error.offset or 1)]
         elif sliced.kind != NOTHING:
-            from nanlint.analysis import analyse  # here: files the text tests clear never import libcst
+            from nanlint.analysis import analyse  # here: files the text tests clear never load the detector
 
             text = sliced.text if sliced.kind == SLICED else source
             analyse(self, result, text, sliced.line_map, imports.frameworks, ignored)

@@ -1,19 +1,19 @@
 """Which framework function an expression names, through the file's imports and local bindings.
 
-A light replacement for libcst's QualifiedNameProvider: one pass records every binding per scope
-(imports, assignments, parameters, defs) with its position; `qualified_name` then resolves
-`jnp.where` to `jax.numpy.where` unless something local shadows `jnp` at that point.
+A light replacement for a full scope analysis: one pass records every binding per scope (imports,
+assignments, parameters, defs) with its position; `qualified_name` then resolves `jnp.where` to
+`jax.numpy.where` unless something local shadows `jnp` at that point.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
-from typing import Iterator, Optional, Union
+from typing import Callable, Iterator, Optional
 
-import libcst as cst
-from libcst.metadata import CodeRange
+from nanlint.syntax import children
 
-Position = tuple[int, int]  # (line, column0): ordering of bindings and uses within a file
+Position = tuple[int, int]  # (line, byte column): ordering of bindings and uses within a file
 
 
 @dataclass
@@ -23,12 +23,12 @@ class Binding:
     # The qualified name when the binding is an import, else None.
     imported: Optional[str] = None
     # The assigned expression for `name = value` / `name := value`, else None (parameters, loops, ...).
-    value: Optional[cst.BaseExpression] = None
+    value: Optional[ast.expr] = None
 
 
 @dataclass
 class Scope:
-    node: cst.CSTNode
+    node: ast.AST
     parent: Optional["Scope"]
     is_class: bool = False
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
@@ -47,159 +47,148 @@ class Scope:
             scope = scope.parent
 
 
-FunctionLike = Union[cst.FunctionDef, cst.Lambda]
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-class ScopeIndex(cst.CSTVisitor):
-    """Collects every scope and binding of a module, and the scope each node of interest sits in."""
+def position(node: ast.AST) -> Position:
+    """Where a node starts; a decorated definition starts at its first decorator."""
+    if isinstance(node, (*_FUNCTIONS, ast.ClassDef)) and node.decorator_list:
+        first = node.decorator_list[0]
+        return (first.lineno, first.col_offset - 1)  # the `@`
+    return (node.lineno, node.col_offset)
 
-    def __init__(self, positions: dict[cst.CSTNode, CodeRange], interesting_call) -> None:
-        self.positions = positions
+
+def end_position(node: ast.AST) -> Position:
+    return (node.end_lineno, node.end_col_offset)
+
+
+class ScopeIndex:
+    """Every scope and binding of a module, the scope each candidate call sits in, and the calls
+    that take a candidate as an argument or receiver (`sqrt(maximum(x, 0))`)."""
+
+    def __init__(self, tree: ast.Module, interesting_call: Callable[[ast.Call, dict[str, str]], bool]) -> None:
+        """`interesting_call(call, renamed)`: whether a call is a candidate, given the renames seen so far."""
         self.interesting_call = interesting_call
-        self.calls: list[tuple[cst.Call, Scope]] = []
-        # (outer call, interesting call it takes as an argument or receiver, scope): `sqrt(maximum(x, 0))`.
-        self.wrapping: list[tuple[cst.Call, cst.Call, Scope]] = []
+        self.calls: list[tuple[ast.Call, Scope]] = []
+        self.wrapping: list[tuple[ast.Call, ast.Call, Scope]] = []
         # alias -> original name, for `from jax.numpy import where as w` (a call to `w` is a candidate).
         self.renamed: dict[str, str] = {}
         self.scope_of: dict[int, Scope] = {}
-        self.module_scope: Optional[Scope] = None
-        self._stack: list[Scope] = []
+        self.module_scope = self._new_scope(tree, None)
+        self._index(tree)
 
-    # --- scopes -----------------------------------------------------------------------------
-    def _push(self, node: cst.CSTNode, is_class: bool = False) -> Scope:
-        scope = Scope(node, self._stack[-1] if self._stack else None, is_class)
-        self._stack.append(scope)
+    def _new_scope(self, node: ast.AST, parent: Optional[Scope], is_class: bool = False) -> Scope:
+        scope = Scope(node, parent, is_class)
         self.scope_of[id(node)] = scope
         return scope
 
-    def _pos(self, node: cst.CSTNode) -> Position:
-        start = self.positions[node].start
-        return (start.line, start.column)
+    def _index(self, tree: ast.Module) -> None:
+        # Depth first in source order; each node is visited in the scope it belongs to. A def's
+        # decorators, defaults and annotations are read in its own scope, as its body is.
+        stack: list[tuple[ast.AST, Scope]] = [(tree, self.module_scope)]
+        while stack:
+            node, scope = stack.pop()
+            inner = self._visit(node, scope)
+            stack.extend((child, inner) for child in reversed(list(children(node))))
 
-    @property
-    def scope(self) -> Scope:
-        return self._stack[-1]
+    def _visit(self, node: ast.AST, scope: Scope) -> Scope:
+        """Record what `node` binds or calls; returns the scope its children are in."""
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            scope.bind(Binding(node.name, position(node)))
+            inner = self._new_scope(node, scope)
+            self._bind_params(node.args, inner)
+            return inner
+        if kind is ast.Lambda:
+            inner = self._new_scope(node, scope)
+            self._bind_params(node.args, inner)
+            return inner
+        if kind is ast.ClassDef:
+            scope.bind(Binding(node.name, position(node)))
+            return self._new_scope(node, scope, is_class=True)
+        if kind is ast.Call:
+            self._visit_call(node, scope)
+        elif kind is ast.Assign:
+            for target in node.targets:
+                self._bind_target(scope, target, value=node.value, after=node)
+        elif kind is ast.AnnAssign:
+            if node.value is not None:
+                self._bind_target(scope, node.target, value=node.value, after=node)
+        elif kind is ast.AugAssign:
+            self._bind_target(scope, node.target, after=node)
+        elif kind is ast.NamedExpr:
+            self._bind_target(scope, node.target, value=node.value, after=node)
+        elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
+            self._bind_target(scope, node.target)
+        elif kind is ast.withitem:
+            if node.optional_vars is not None:
+                self._bind_target(scope, node.optional_vars)
+        elif kind is ast.ExceptHandler:
+            if node.name is not None:
+                scope.bind(Binding(node.name, position(node)))
+        elif kind is ast.Import:
+            self._visit_import(node, scope)
+        elif kind is ast.ImportFrom:
+            self._visit_import_from(node, scope)
+        return scope
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self.module_scope = self._push(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.scope.bind(Binding(node.name.value, self._pos(node)))
-        scope = self._push(node)
-        self._bind_params(node.params, scope)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._stack.pop()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        scope = self._push(node)
-        self._bind_params(node.params, scope)
-
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self._stack.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.scope.bind(Binding(node.name.value, self._pos(node)))
-        self._push(node, is_class=True)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._stack.pop()
-
-    def _bind_params(self, params: cst.Parameters, scope: Scope) -> None:
-        everything = [*params.posonly_params, *params.params, *params.kwonly_params]
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
+    def _bind_params(self, params: ast.arguments, scope: Scope) -> None:
+        everything = [*params.posonlyargs, *params.args, *params.kwonlyargs]
+        for star in (params.vararg, params.kwarg):
+            if star is not None:
                 everything.append(star)
         for param in everything:
-            scope.bind(Binding(param.name.value, self._pos(param)))
+            scope.bind(Binding(param.arg, position(param)))
 
-    # --- bindings ---------------------------------------------------------------------------
-    def visit_Import(self, node: cst.Import) -> None:
+    def _visit_import(self, node: ast.Import, scope: Scope) -> None:
         for alias in node.names:
-            dotted = _dotted(alias.name)
             if alias.asname is not None:
-                self._bind_target(alias.asname.name, imported=dotted)
-                self._note_rename(alias.asname.name, dotted)
+                scope.bind(Binding(alias.asname, position(alias), imported=alias.name))
+                self._note_rename(alias.asname, alias.name)
             else:
                 # `import jax.numpy` binds `jax`, through which `jax.numpy.where` resolves.
-                top = dotted.split(".", 1)[0]
-                self.scope.bind(Binding(top, self._pos(node), imported=top))
+                top = alias.name.split(".", 1)[0]
+                scope.bind(Binding(top, position(node), imported=top))
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+    def _visit_import_from(self, node: ast.ImportFrom, scope: Scope) -> None:
+        if node.level or node.module is None:
             return
-        module = _dotted(node.module)
         for alias in node.names:
-            name = _dotted(alias.name)
-            target = alias.asname.name if alias.asname is not None else alias.name
-            self._bind_target(target, imported=f"{module}.{name}")
-            self._note_rename(target, name)
+            if alias.name == "*":
+                return
+            target = alias.asname or alias.name
+            scope.bind(Binding(target, position(alias), imported=f"{node.module}.{alias.name}"))
+            self._note_rename(target, alias.name)
 
-    def _note_rename(self, target: cst.BaseExpression, original: str) -> None:
-        if isinstance(target, cst.Name) and target.value != original:
-            self.renamed[target.value] = original.rsplit(".", 1)[-1]
+    def _note_rename(self, target: str, original: str) -> None:
+        if target != original:
+            self.renamed[target] = original.rsplit(".", 1)[-1]
 
     # An assignment binds once its value is computed: `b = b.clip(0)` reads the previous `b`.
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._bind_target(target.target, value=node.value, after=node)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._bind_target(node.target, value=node.value, after=node)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind_target(node.target, after=node)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind_target(node.target, value=node.value, after=node)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind_target(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._bind_target(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._bind_target(node.asname.name)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._bind_target(node.name.name)
-
-    def _bind_target(self, target: cst.CSTNode, *, value=None, imported: Optional[str] = None, after=None) -> None:
-        if isinstance(target, cst.Name):
-            end = self.positions[after].end if after is not None else None
-            position = (end.line, end.column) if end is not None else self._pos(target)
-            self.scope.bind(Binding(target.value, position, imported=imported, value=value))
-        elif isinstance(target, (cst.Tuple, cst.List)):
+    def _bind_target(self, scope: Scope, target: ast.AST, *, value=None, after=None) -> None:
+        if isinstance(target, ast.Name):
+            where = end_position(after) if after is not None else position(target)
+            scope.bind(Binding(target.id, where, value=value))
+        elif isinstance(target, (ast.Tuple, ast.List)):
             # Unpacking: each name is bound, but to an unknown part of the value.
-            for element in target.elements:
-                self._bind_target(element.value, after=after)
-        elif isinstance(target, cst.StarredElement):
-            self._bind_target(target.value, after=after)
+            for element in target.elts:
+                self._bind_target(scope, element, after=after)
+        elif isinstance(target, ast.Starred):
+            self._bind_target(scope, target.value, after=after)
 
-    # --- uses ---------------------------------------------------------------------------------
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.interesting_call(node):
-            self.calls.append((node, self.scope))
-        inner = [a.value for a in node.args] + ([node.func.value] if isinstance(node.func, cst.Attribute) else [])
+    def _visit_call(self, node: ast.Call, scope: Scope) -> None:
+        if self.interesting_call(node, self.renamed):
+            self.calls.append((node, scope))
+        inner = [a.value if isinstance(a, ast.Starred) else a for a in node.args] + [k.value for k in node.keywords]
+        if isinstance(node.func, ast.Attribute):
+            inner.append(node.func.value)
         for value in inner:
-            if isinstance(value, cst.Call) and self.interesting_call(value):
-                self.wrapping.append((node, value, self.scope))
+            if isinstance(value, ast.Call) and self.interesting_call(value, self.renamed):
+                self.wrapping.append((node, value, scope))
 
 
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    raise TypeError(f"not a dotted name: {node!r}")
-
-
-def binding_at(scope: Scope, name: str, position: Position) -> Optional[Binding]:
-    """The binding of `name` visible at `position`, following Python's scoping.
+def binding_at(scope: Scope, name: str, at: Position) -> Optional[Binding]:
+    """The binding of `name` visible at `at`, following Python's scoping.
 
     A name bound anywhere in a function is local to all of it; the latest binding before the use
     wins, and a use before every binding (a loop, a closure) sees the last one.
@@ -208,29 +197,29 @@ def binding_at(scope: Scope, name: str, position: Position) -> Optional[Binding]
         bindings = candidate.bindings.get(name)
         if not bindings:
             continue
-        before = [b for b in bindings if b.position < position]
+        before = [b for b in bindings if b.position < at]
         return before[-1] if before else bindings[-1]
     return None
 
 
-def qualified_name(node: cst.BaseExpression, scope: Scope, position: Position) -> Optional[str]:
+def qualified_name(node: ast.AST, scope: Scope, at: Position) -> Optional[str]:
     """`jnp.linalg.norm` -> `jax.numpy.linalg.norm` when `jnp` is an import visible here, else None."""
     attrs: list[str] = []
-    while isinstance(node, cst.Attribute):
-        attrs.append(node.attr.value)
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if not isinstance(node, ast.Name):
         return None
-    binding = binding_at(scope, node.value, position)
+    binding = binding_at(scope, node.id, at)
     if binding is None or binding.imported is None:
         return None
     return ".".join([binding.imported, *reversed(attrs)])
 
 
-def leaf_name(func: cst.BaseExpression) -> Optional[str]:
+def leaf_name(func: ast.AST) -> Optional[str]:
     """The last name of a called expression: `where` for `jnp.where`, `w` for `w`."""
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
     return None

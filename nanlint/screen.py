@@ -1,6 +1,6 @@
 """A fast, sound screen on Python's `ast`: can this function hold a finding at all?
 
-The detector (on libcst) is exact and slow; this screen is cheap and only ever errs towards "maybe".
+The detector is exact and walks every scope; this screen is cheap and only ever errs towards "maybe".
 It answers no when no select call in the code can see a singular op: not in its arguments, not
 through a local assigned from one, and no clamp sits directly inside an op (NAN102). Guards,
 conditions and contexts only ever remove findings, so the screen ignores them.

@@ -25,6 +25,7 @@ from typing import Optional
 
 from nanlint.catalog_view import CatalogView
 from nanlint.screen import Screen
+from nanlint.syntax import parse
 from nanlint.textscan import Imports, Unit, top_level_units, unit_index
 
 NOTHING, FULL, SLICED, INVALID = "nothing", "full", "sliced", "invalid"
@@ -64,7 +65,7 @@ def slice_source(source: str, catalog: CatalogView, imports: Imports) -> Slice:
     for index in sorted({unit_index(starts, offset) for offset in mentions}):
         unit = units[index]
         try:
-            tree = ast.parse(source[unit.start : unit.end])
+            tree = parse(source[unit.start : unit.end])
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return _whole_file_verdict(source)
         plan.screen(index, tree, screen)
@@ -78,7 +79,7 @@ def slice_source(source: str, catalog: CatalogView, imports: Imports) -> Slice:
 def _whole_file_verdict(source: str) -> Slice:
     """A statement failed to parse: either the file has a syntax error, or the cut was wrong."""
     try:
-        ast.parse(source)
+        parse(source)
     except SyntaxError as error:
         return Slice(INVALID, error=error)
     except (ValueError, RecursionError, MemoryError):

@@ -1,9 +1,9 @@
-"""Lines of source text, broken where Python and libcst break them (\r\n, \r, \n)."""
+"""Lines of source text, broken where Python's parser breaks them (\r\n, \r, \n)."""
 
 import re
 
 # str.splitlines() would also split on \f, \v and \x1c-\x1e, shifting every row after them away from
-# the rows libcst reports.
+# the rows the parser reports.
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 

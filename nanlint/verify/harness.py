@@ -19,13 +19,14 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-import libcst as cst
+import ast
 
 from nanlint.catalog import OP_INDEX, canonical_names
 from nanlint.detector import Detector, LeakSite
 from nanlint.diagnostics import Diagnostic
 from nanlint.source_lines import line_starts
 from nanlint.names import binding_at
+from nanlint.syntax import is_number, parse
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing  # noqa: F401
 
@@ -72,9 +73,14 @@ def select_groups(result) -> dict[int, list[Diagnostic]]:
     groups: dict[int, list[Diagnostic]] = {}
     for d in result.diagnostics:
         if d.site is not None:
-            position = result.detector.positions[d.site.select].start
-            groups.setdefault(starts[position.line - 1] + position.column, []).append(d)
+            groups.setdefault(select_span(result.detector, d.site.select, starts)[0], []).append(d)
     return groups
+
+
+def select_span(detector: Detector, call: ast.Call, starts: list[int]) -> tuple[int, int]:
+    """Offsets of a call's start and end in the text whose line starts are `starts`."""
+    start, end = detector.locations(call)
+    return starts[start.row - 1] + start.column - 1, starts[end.row - 1] + end.column - 1
 
 
 def build_jobs(result, outcome) -> tuple[list[_Job], dict[int, Verification]]:
@@ -89,9 +95,9 @@ def build_jobs(result, outcome) -> tuple[list[_Job], dict[int, Verification]]:
     for offset, group in select_groups(result).items():
         try:
             if fixed_detector is None:
-                fixed_detector = Detector(cst.parse_module(outcome.source), result.detector.catalog)
+                fixed_detector = Detector(parse(outcome.source), outcome.source, result.detector.catalog)
             built = _build_job(group, result.detector, fixed_detector, outcome.to_final(offset), outcome.source)
-        except (Untranslatable, cst.ParserSyntaxError) as error:
+        except (Untranslatable, SyntaxError) as error:
             built = Verification(UNVERIFIABLE, BACKENDS.get(group[0].site.framework), reason=str(error))
         if isinstance(built, Verification):
             verdicts.update({id(d): built for d in group})
@@ -107,7 +113,7 @@ def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fix
         return Verification(UNVERIFIABLE, None, reason=f"no verification backend for {site.framework} code")
     if site.select_fn.kind != "where" or not all(d.site.use.op.elementwise for d in group):
         return Verification(UNVERIFIABLE, backend, reason="only elementwise where/select findings can be probed pointwise")
-    locals_ = {d.site.use.via.value for d in group if d.site.use.via is not None}
+    locals_ = {d.site.use.via.id for d in group if d.site.use.via is not None}
     position = detector.position(site.select)
     translator = Translator(detector.code, site.scope, position, _inline(site.scope, position, locals_, set()))
     true, false = detector.branches_of(site.select, site.scope)
@@ -126,7 +132,7 @@ def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fix
     return _Job(group, backend, trees, _probe_grid(names, trees, group))
 
 
-def _inline(scope, position, locals_: set[str], introduced: set[str]) -> dict[str, cst.BaseExpression]:
+def _inline(scope, position, locals_: set[str], introduced: set[str]) -> dict[str, ast.expr]:
     """The definitions to verify through: the locals of indirect leaks, and the names a fix introduced."""
     out = {}
     for name in locals_ | introduced:
@@ -141,8 +147,7 @@ def _fixed_tree(detector: Detector, fixed: Detector, offset: int, source: str, l
     starts = line_starts(source)
     known = {name for scope in detector.index.scope_of.values() for name in scope.bindings}
     for call, scope in fixed.index.calls:
-        start = fixed.positions[call].start
-        if starts[start.line - 1] + start.column == offset:
+        if select_span(fixed, call, starts)[0] == offset:
             position = fixed.position(call)
             introduced = {name for name in scope.bindings if name not in known}
             return Translator(fixed.code, scope, position, _inline(scope, position, locals_, introduced)).tree(call)
@@ -168,12 +173,12 @@ def _probe_grid(names: list[str], trees: dict[str, list], group: list[Diagnostic
     return {name: [point[i] for point in grid] for i, name in enumerate(names)}
 
 
-def _arg_shift(arg: cst.BaseExpression) -> float:
+def _arg_shift(arg: ast.expr) -> float:
     """`log(x - 1)`: the pole of the argument sits at x = 1, so probe there too."""
-    if isinstance(arg, cst.BinaryOperation) and isinstance(arg.operator, (cst.Add, cst.Subtract)):
-        if isinstance(arg.right, (cst.Integer, cst.Float)):
-            constant = float(arg.right.evaluated_value)
-            return constant if isinstance(arg.operator, cst.Subtract) else -constant
+    if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Add, ast.Sub)):
+        if is_number(arg.right):
+            constant = float(arg.right.value)
+            return constant if isinstance(arg.op, ast.Sub) else -constant
     return 0.0
 
 

@@ -13,7 +13,7 @@ from typing import Callable
 from nanlint.fixing import FixOutcome, fix_source
 from nanlint.linter import FileResult, Linter
 from nanlint.source_lines import line_starts
-from nanlint.verify.harness import VERIFIED, Verification, select_groups, verify
+from nanlint.verify.harness import VERIFIED, Verification, select_groups, select_span, verify
 
 
 class VerifiedRun:
@@ -32,8 +32,8 @@ class VerifiedRun:
             starts = line_starts(result.source)
             spans = []
             for offset, group in select_groups(result).items():
-                end = result.detector.positions[group[0].site.select].end
-                spans.append((offset, starts[end.line - 1] + end.column, verdicts[id(group[0])]))
+                end = select_span(result.detector, group[0].site.select, starts)[1]
+                spans.append((offset, end, verdicts[id(group[0])]))
                 for d in group:
                     d.verification = verdicts[id(d)]
             self._groups[id(result)] = sorted(spans, key=lambda span: span[0])
@@ -48,8 +48,8 @@ class VerifiedRun:
             starts = line_starts(outcome.source)
             allowed = set()
             for d in candidates:
-                position = detector.positions[d.site.select].start
-                verdict = _innermost(spans, outcome.to_original(starts[position.line - 1] + position.column))
+                start = select_span(detector, d.site.select, starts)[0]
+                verdict = _innermost(spans, outcome.to_original(start))
                 if verdict is not None and verdict.status == VERIFIED:
                     allowed.add(id(d))
             return allowed
@@ -64,8 +64,8 @@ class VerifiedRun:
         starts = line_starts(outcome.source)
         for d in final.diagnostics:
             if d.site is not None:
-                position = final.detector.positions[d.site.select].start
-                d.verification = _innermost(spans, outcome.to_original(starts[position.line - 1] + position.column))
+                start = select_span(final.detector, d.site.select, starts)[0]
+                d.verification = _innermost(spans, outcome.to_original(start))
 
 
 def _innermost(spans: list[tuple[int, int, Verification]], offset: int) -> Verification | None:

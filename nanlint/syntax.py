@@ -1,0 +1,193 @@
+"""Python's `ast`, read the way a linter needs it: children in source order, and each node's text.
+
+`ast` is the parser the detector runs on (libcst is several times slower, issue #6). It leaves out
+two things a linter reports: columns in characters (it counts UTF-8 bytes) and the parentheses that
+wrap an expression (`(a + b)`). `SourceText` adds both, from the text the tree was parsed from.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import keyword
+import warnings
+from functools import lru_cache
+from typing import Iterator
+
+from nanlint.source_lines import line_starts
+
+# Before a `(`, these words start an expression; any other name before it is a call: `f (x)`.
+_EXPRESSION_KEYWORDS = frozenset(keyword.kwlist) - {"None", "True", "False"}
+_SPACE = " \t\f\r\n\\"
+
+
+class SourceText:
+    """The text a tree was parsed from: slices of it by node, and positions in characters."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = line_starts(text)
+        self._ascii: dict[int, bool] = {}
+
+    def offset(self, line: int, column_bytes: int) -> int:
+        """The character offset of a position `ast` gives (1-based line, UTF-8 byte column)."""
+        start = self.starts[line - 1]
+        return start + self.column(line, column_bytes)
+
+    def column(self, line: int, column_bytes: int) -> int:
+        """The 0-based character column of a byte column on `line`."""
+        ascii_line = self._ascii.get(line)
+        start = self.starts[line - 1]
+        end = self.starts[line] if line < len(self.starts) else len(self.text)
+        if ascii_line is None:
+            ascii_line = self._ascii[line] = self.text[start:end].isascii()
+        if ascii_line:
+            return column_bytes
+        return len(self.text[start:end].encode("utf-8")[:column_bytes].decode("utf-8", errors="replace"))
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        """Character offsets of the node, without the parentheses around it."""
+        return self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno, node.end_col_offset)
+
+    def outer_span(self, node: ast.AST) -> tuple[int, int]:
+        """Character offsets of the node with its own parentheses: `(a + b)` in `f((a + b))`."""
+        start, end = self.span(node)
+        text = self.text
+        while True:
+            before = _skip_back(text, start)
+            after = _skip_forward(text, end)
+            if before < 0 or after >= len(text) or text[before] != "(" or text[after] != ")" or _opens_a_call(text, before):
+                return start, end
+            start, end = before, after + 1
+
+    def code(self, node: ast.AST) -> str:
+        """The node's source, with its own parentheses."""
+        start, end = self.outer_span(node)
+        return self.text[start:end]
+
+    def position_of(self, offset: int) -> tuple[int, int]:
+        """(1-based line, 0-based character column) of a character offset."""
+        line = bisect.bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1]
+
+
+def _skip_back(text: str, offset: int) -> int:
+    index = offset - 1
+    while index >= 0 and text[index] in _SPACE:
+        index -= 1
+    return index
+
+
+def _skip_forward(text: str, offset: int) -> int:
+    index = offset
+    while index < len(text):
+        char = text[index]
+        if char == "#":
+            newline = text.find("\n", index)
+            index = len(text) if newline < 0 else newline
+        elif char in _SPACE:
+            index += 1
+        else:
+            break
+    return index
+
+
+def _opens_a_call(text: str, paren: int) -> bool:
+    """Whether the `(` at `paren` opens a call's (or a class's) argument list, not an expression's parentheses."""
+    index = _skip_back(text, paren)
+    if index < 0:
+        return False
+    char = text[index]
+    if char in ")]\"'":
+        return True
+    if not (char.isalnum() or char == "_"):
+        return False
+    start = index
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    return text[start : index + 1] not in _EXPRESSION_KEYWORDS
+
+
+def parse(text: str) -> ast.Module:
+    """`ast.parse`, quietly: the code being checked is not ours to warn about (`"\\d"` escapes)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
+# --- children in source order ----------------------------------------------------------------------
+_SKIPPED = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+@lru_cache(maxsize=None)
+def _fields(node_type: type) -> tuple[str, ...]:
+    if node_type is ast.IfExp:
+        return ("body", "test", "orelse")  # `body if test else orelse`
+    if node_type in (ast.ListComp, ast.SetComp, ast.GeneratorExp):
+        return ("elt", "generators")
+    if node_type is ast.DictComp:
+        return ("key", "value", "generators")
+    return tuple(node_type._fields)
+
+
+def children(node: ast.AST) -> Iterator[ast.AST]:
+    """The node's child nodes in the order their source appears (operators and contexts left out)."""
+    node_type = type(node)
+    if node_type is ast.Dict:
+        for key, value in zip(node.keys, node.values):
+            if key is not None:
+                yield key
+            yield value
+        return
+    if node_type is ast.Call and node.args and node.keywords:
+        yield node.func
+        yield from sorted([*node.args, *node.keywords], key=lambda n: (n.lineno, n.col_offset))
+        return
+    for name in _fields(node_type):
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST) and not isinstance(item, _SKIPPED):
+                    yield item
+        elif isinstance(value, ast.AST) and not isinstance(value, _SKIPPED):
+            yield value
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """The node and everything under it, depth first in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(list(children(current))))
+
+
+def call_arguments(call: ast.Call) -> list[ast.expr]:
+    """Every value a call passes, in source order: positional (`*xs` as `xs`) and keyword (`**kw` as `kw`)."""
+    values = [a.value if isinstance(a, ast.Starred) else a for a in call.args]
+    if call.keywords:
+        values += [k.value for k in call.keywords]
+        if call.args:
+            values.sort(key=lambda n: (n.lineno, n.col_offset))
+    return values
+
+
+def positional(call: ast.Call) -> list[ast.expr]:
+    """The plain positional arguments (not `*xs`)."""
+    return [a for a in call.args if not isinstance(a, ast.Starred)]
+
+
+def keyword_value(call: ast.Call, names) -> ast.expr | None:
+    for item in call.keywords:
+        if item.arg is not None and item.arg in names:
+            return item.value
+    return None
+
+
+def is_number(node: ast.AST) -> bool:
+    """An int or float literal (not a bool)."""
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def is_string(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))) or isinstance(node, ast.JoinedStr)
