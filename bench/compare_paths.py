@@ -21,7 +21,7 @@ def _report(result) -> list[tuple]:
     out = []
     for d in result.diagnostics:
         if d.code == "NAN900":
-            continue  # Python's parser and libcst word (and place) a syntax error differently
+            continue  # reported only for code nanlint reads, and the slice reads less (docs/performance.md)
         edits = tuple((e.content, e.location, e.end_location) for e in (d.fix.edits if d.fix else []))
         out.append((d.code, d.location, d.end_location, d.message, d.fix.applicability if d.fix else None, edits))
     return sorted(out)

@@ -41,11 +41,12 @@ def analyse(
         return
     if linter.keep_analysis:
         result.detector = detector
+    sites = [site for site in sites if site.code in linter.codes and site.code not in ignored]
+    if not sites:
+        return
     suppressions = parse_suppressions(result.source, blanket_noqa=linter.settings.blanket_noqa)
     planner = FixPlanner(detector, result.source)
     for site in sites:
-        if site.code not in linter.codes or site.code in ignored:
-            continue
         diagnostic = build_diagnostic(site, detector, result.filename)
         lines, above = _suppression_lines(site, detector)
         if not suppressions.covers(site.code, lines, above):

@@ -126,9 +126,7 @@ class Detector:
         self.line_map = line_map
         self._code_cache: dict[int, str] = {}
         self.index = ScopeIndex(tree, self._may_select)
-        self.contexts = Contexts(self.code)
-        if self.index.calls:
-            self.contexts.visit(tree)
+        self._contexts: Optional[Contexts] = None
         # Tensor methods (`x.sqrt()`) count for the frameworks the file imports anywhere.
         self.imported_frameworks = frameworks if frameworks is not None else scan_imports(text).frameworks
 
@@ -148,6 +146,14 @@ class Detector:
     def position(self, node: ast.AST) -> Position:
         """Where the node starts, for ordering it against bindings (not a location to report)."""
         return position(node)
+
+    def excluded(self, call: ast.Call) -> bool:
+        """Whether the call sits in code that is never differentiated (contexts.py); the pass that
+        tells runs only once a site needs the answer."""
+        if self._contexts is None:
+            self._contexts = Contexts(self.code)
+            self._contexts.visit(self.tree)
+        return self._contexts.excluded(call)
 
     def file_row(self, row: int) -> int:
         return self.line_map[row - 1] if self.line_map is not None else row
@@ -172,7 +178,7 @@ class Detector:
         for call, scope in self.index.calls:
             env = _Env(self, scope, self.position(call))
             resolved = self._resolve_select(call, env)
-            if resolved is None or self.contexts.excluded(call):
+            if resolved is None:
                 continue
             select_fn, framework, method_form = resolved
             branches = self._branches(call, select_fn, method_form)
@@ -184,7 +190,7 @@ class Detector:
                     if use.via is not None and any(use.via.id in {n.id for n in _loads(b.expr)} for b in others):
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
-                    if site is not None:
+                    if site is not None and not self.excluded(call):
                         site.scope = scope
                         found.append(site)
         found += self._clamps_at_poles()
@@ -197,7 +203,7 @@ class Detector:
         for outer, inner, scope in self.index.wrapping:
             env = _Env(self, scope, self.position(outer))
             resolved = self._resolve_select(inner, env)
-            if resolved is None or resolved[0].kind != "clamp" or self.contexts.excluded(outer):
+            if resolved is None or resolved[0].kind != "clamp" or self.excluded(outer):
                 continue
             sel, framework, method_form = resolved
             use = self._op_applied(outer, env)

@@ -16,7 +16,7 @@ from nanlint.rules import expand_selector, select_codes
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
 from nanlint.settings import Settings
 from nanlint.slicing import FULL, INVALID, NOTHING, SLICED, Slice, slice_source
-from nanlint.textscan import scan_imports
+from nanlint.textscan import scan_imports, spelled_calls
 
 if TYPE_CHECKING:
     from nanlint.detector import Detector
@@ -71,12 +71,13 @@ class Linter:
     def check_source(self, source: str, filename: str, path: Optional[Path] = None) -> FileResult:
         result = FileResult(filename, source)
         ignored = self._ignored_for(path or Path(filename))
-        if not any(name in source for name in self.catalog.select_leaf_names):
+        calls = spelled_calls(source, self.catalog.select_leaf_names)
+        if calls is None:
             return result  # a cheap text test first: no select is spelled here at all
         imports = scan_imports(source)
         # What the detector must see: the slice that can hold findings, or (without slicing, or when
         # the text gives no safe cut) the whole file.
-        sliced = Slice(FULL) if self.settings.parse_whole_files else slice_source(source, self.catalog, imports)
+        sliced = Slice(FULL) if self.settings.parse_whole_files else slice_source(source, self.catalog, imports, calls)
         if sliced.kind == INVALID:
             error = sliced.error
             result.diagnostics = [syntax_diagnostic(filename, error.msg, error.lineno or 1, error.offset or 1)]

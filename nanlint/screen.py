@@ -13,7 +13,7 @@ is a tensor method of a framework the file imports.
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Optional, Union
+from typing import Iterator, Optional, Union
 
 from nanlint.catalog import CONSTANT_NAME, METADATA_ATTRS
 from nanlint.catalog_view import CatalogView
@@ -25,10 +25,8 @@ Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 
 class Screen:
     def __init__(self, catalog: CatalogView, imports: Imports) -> None:
-        self.imported = imports.names
-        self.renamed = imports.renamed
-        self.select_leaves = catalog.select_function_leaves
-        self.op_leaves = catalog.op_function_leaves
+        self.catalog = catalog
+        self.targets = imports.targets
         self.select_methods, self.op_methods = catalog.method_names(imports.frameworks)
 
     def may_hold_finding(self, node: ast.AST, module_level: bool = False) -> bool:
@@ -37,69 +35,100 @@ class Screen:
         At module level a name may be bound by any other statement of the file, so every name counts
         as one that could hold an op.
         """
-        tainted = _AnyName() if module_level else self._tainted_names(node)
-        for sub in ast.walk(node):
-            if not isinstance(sub, ast.Call):
-                continue
-            inputs = _inputs(sub)
-            if self._is_select(sub) and any(self._reaches_op(value, tainted) for value in inputs):
-                return True
-            if self._is_op_call(sub) and any(isinstance(v, ast.Call) and self._is_select(v) for v in inputs):
+        calls: list[ast.Call] = []
+        assigned: dict[str, list[ast.expr]] = {}
+        for sub in _descendants(node):
+            kind = type(sub)
+            if kind is ast.Call:
+                calls.append(sub)
+            elif kind is ast.Assign:
+                for target in sub.targets:
+                    if type(target) is ast.Name:
+                        assigned.setdefault(target.id, []).append(sub.value)
+            elif (kind is ast.AnnAssign or kind is ast.NamedExpr) and sub.value is not None and type(sub.target) is ast.Name:
+                assigned.setdefault(sub.target.id, []).append(sub.value)
+        read: set[str] = set()  # names the selects read: they may hold an op through a local
+        for call in calls:
+            if self._is_select(call):
+                for value in _inputs(call):
+                    direct, names = self._scan(value)
+                    if direct:
+                        return True
+                    read |= names
+            elif self._is_op_call(call) and any(type(v) is ast.Call and self._is_select(v) for v in _inputs(call)):
                 return True  # sqrt(maximum(x, 0)): NAN102
+        if module_level:
+            return bool(read)
+        return self._reaches_through_locals(read, assigned)
+
+    def _reaches_through_locals(self, read: set[str], assigned: dict[str, list[ast.expr]]) -> bool:
+        """Whether a local the selects read was assigned, maybe through other locals, from an
+        expression that holds an op: a superset of the locals the detector follows."""
+        frontier = [name for name in read if name in assigned]
+        seen = set(frontier)
+        while frontier:
+            for value in assigned[frontier.pop()]:
+                direct, names = self._scan(value)
+                if direct:
+                    return True
+                for name in names:
+                    if name in assigned and name not in seen:
+                        seen.add(name)
+                        frontier.append(name)
         return False
+
+    def _scan(self, node: ast.AST) -> tuple[bool, set[str]]:
+        """Whether the expression applies an op (a call or a leaking operator), and the names it reads."""
+        names: set[str] = set()
+        for sub in _descendants(node):
+            kind = type(sub)
+            if kind is ast.Name:
+                names.add(sub.id)
+            elif (kind is ast.Call and self._is_op_call(sub)) or (kind is ast.BinOp and _operator_may_leak(sub)):
+                return True, names
+        return False, names
 
     # --- what a call is ------------------------------------------------------------------------
     def _is_select(self, call: ast.Call) -> bool:
-        return self._names_one_of(call.func, self.select_leaves, self.select_methods)
+        return self._calls_one_of(call.func, self.catalog.select, self.select_methods)
 
     def _is_op_call(self, call: ast.Call) -> bool:
-        return self._names_one_of(call.func, self.op_leaves, self.op_methods)
+        return self._calls_one_of(call.func, self.catalog.op, self.op_methods)
 
-    def _names_one_of(self, func: ast.expr, function_leaves: frozenset[str], methods: frozenset[str]) -> bool:
-        leaf = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-        if leaf is None:
-            return False
-        if isinstance(func, ast.Attribute) and leaf in methods:
-            return True
-        if leaf not in function_leaves and self.renamed.get(leaf) not in function_leaves:
-            return False
+    def _calls_one_of(self, func: ast.expr, lookup, methods: frozenset[str]) -> bool:
+        """Whether `func` names a catalog function through the file's imports (`lookup` of its
+        qualified name), or is a tensor method; as the detector resolves it, or more."""
+        attrs: list[str] = []
         root = func
         while isinstance(root, ast.Attribute):
+            attrs.append(root.attr)
             root = root.value
-        return isinstance(root, ast.Name) and root.id in self.imported
-
-    # --- what can reach an op ------------------------------------------------------------------
-    def _reaches_op(self, node: ast.AST, tainted) -> bool:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Call) and self._is_op_call(sub):
-                return True
-            if isinstance(sub, ast.BinOp) and _operator_may_leak(sub):
-                return True
-            if isinstance(sub, ast.Name) and sub.id in tainted:
-                return True
-        return False
-
-    def _tainted_names(self, node: ast.AST) -> set[str]:
-        """Names assigned, anywhere in `node`, from an expression that reaches an op: a superset of
-        the locals the detector follows from a branch to an op."""
-        assigned: dict[str, list[ast.expr]] = {}
-        for sub in ast.walk(node):
-            for target, value in _assignments(sub):
-                assigned.setdefault(target, []).append(value)
-        tainted: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for name, values in assigned.items():
-                if name not in tainted and any(self._reaches_op(v, tainted) for v in values):
-                    tainted.add(name)
-                    changed = True
-        return tainted
+        if attrs and attrs[0] in methods:
+            return True  # a method of data (`x.where(...)`), or of an import that a local may shadow
+        targets = self.targets.get(root.id) if isinstance(root, ast.Name) else None
+        suffix = "".join(f".{attr}" for attr in reversed(attrs))
+        return any(lookup(target + suffix) is not None for target in targets or ())
 
 
-class _AnyName:
-    def __contains__(self, name: object) -> bool:
-        return True
+_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+_NO_CHILDREN = (ast.Name, ast.Constant)
+
+
+def _descendants(node: ast.AST) -> Iterator[ast.AST]:
+    """The node and every node under it, in no particular order; faster than `ast.walk` because it
+    skips the nodes that hold no others (names, constants, operators, contexts)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, _NO_CHILDREN):
+            continue
+        for name in current._fields:
+            value = getattr(current, name)
+            if type(value) is list:
+                stack.extend(item for item in value if isinstance(item, ast.AST) and not isinstance(item, _LEAVES))
+            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                stack.append(value)
 
 
 def _inputs(call: ast.Call) -> list[ast.expr]:
@@ -108,14 +137,6 @@ def _inputs(call: ast.Call) -> list[ast.expr]:
     if isinstance(call.func, ast.Attribute):
         values.append(call.func.value)
     return values
-
-
-def _assignments(node: ast.AST) -> Iterable[tuple[str, ast.expr]]:
-    if isinstance(node, ast.Assign):
-        return [(t.id, node.value) for t in node.targets if isinstance(t, ast.Name)]
-    if isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None and isinstance(node.target, ast.Name):
-        return [(node.target.id, node.value)]
-    return []
 
 
 def _operator_may_leak(node: ast.BinOp) -> bool:

@@ -18,7 +18,6 @@ the sliced text.
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -26,13 +25,14 @@ from typing import Optional
 from nanlint.catalog_view import CatalogView
 from nanlint.screen import Screen
 from nanlint.syntax import parse
-from nanlint.textscan import Imports, Unit, top_level_units, unit_index
+from nanlint.textscan import Call, Imports, Unit, class_members, spelled_calls, top_level_units, triple_quoted_spans, unit_index
 
 NOTHING, FULL, SLICED, INVALID = "nothing", "full", "sliced", "invalid"
 
 # Words through which one statement can make a function elsewhere a custom-derivative primal
-# (see contexts.py): decorators, registrations, wrappers, loop bodies.
-_CONTEXT_WORDS = re.compile(r"\b(?:custom_jvp|custom_vjp|custom_gradient|custom_derivative|defjvps?|defvjp|lower_fun|while_loop)\b")
+# (see contexts.py): decorators, registrations, wrappers, loop bodies, and the base of a class whose
+# `forward` is one (`torch.autograd.Function`, read by its name's ending).
+_CONTEXT_WORDS = re.compile(r"\b(?:custom_jvp|custom_vjp|custom_gradient|custom_derivative|defjvps?|defvjp|lower_fun|while_loop)\b|Function\b")
 _DEF_NAMES = re.compile(r"\bdef[ \t]+(\w+)")
 _WORD = re.compile(r"\w+")
 _ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)")
@@ -42,6 +42,7 @@ _ANOTHER_STATEMENT = re.compile(r"\n[^\s#)\]}]")
 # The same after a `def` or `class`, for a statement that can bind names: `(a, b) = f()`, `[c] = g()`.
 _BINDING_AFTER_DEFINITION = re.compile(r"\n[(\[*]")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
+_CLASS = re.compile(r"(?:@[^\n]*\n)*class\b")
 
 @dataclass
 class Slice:
@@ -51,29 +52,47 @@ class Slice:
     error: Optional[SyntaxError] = None  # for INVALID: Python's own message and position
 
 
-def slice_source(source: str, catalog: CatalogView, imports: Imports) -> Slice:
-    names = catalog.select_leaf_names | {alias for alias, name in imports.renamed.items() if name in catalog.select_leaf_names}
-    mentions = [m.start() for m in _words(frozenset(names)).finditer(source)]
-    if not mentions:
+def slice_source(source: str, catalog: CatalogView, imports: Imports, calls: list[Call]) -> Slice:
+    """`calls`: where the text calls a select name (`spelled_calls`)."""
+    offsets = _select_calls(source, catalog, imports, calls)
+    if not offsets:
         return Slice(NOTHING)
-    units = top_level_units(source) if source.count("\r") == source.count("\r\n") else None
+    strings = triple_quoted_spans(source) if source.count("\r") == source.count("\r\n") else None
+    units = top_level_units(source, strings) if strings is not None else None
     if units is None:
         return Slice(FULL)  # no safe cut: strings that do not pair up, or lines ended by a lone CR
     starts = [u.start for u in units]
+    by_unit: dict[int, list[int]] = {}
+    for offset in offsets:
+        by_unit.setdefault(unit_index(starts, offset), []).append(offset)
     screen = Screen(catalog, imports)
     plan = _Plan(source, units)
-    for index in sorted({unit_index(starts, offset) for offset in mentions}):
-        unit = units[index]
-        try:
-            tree = parse(source[unit.start : unit.end])
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+    for index, unit_offsets in sorted(by_unit.items()):
+        if not plan.screen(index, unit_offsets, screen, strings):
             return _whole_file_verdict(source)
-        plan.screen(index, tree, screen)
     if not plan.flagged:
         return Slice(NOTHING)
     plan.close_over_dependencies()
     text, line_map = plan.render()
     return Slice(SLICED, text, line_map)
+
+
+def _select_calls(source: str, catalog: CatalogView, imports: Imports, calls: list[Call]) -> list[int]:
+    """Where a select can be called: an attribute (`jnp.where(`, `x.clip(`), or a bare name the
+    file imports (`from jax.numpy import where`), also under another name (`where as w`)."""
+    names = catalog.select_leaf_names
+    offsets = [c.offset for c in calls if c.dotted or c.name in imports.names]
+    aliases = frozenset(alias for alias, name in imports.renamed.items() if name in names and alias not in names)
+    if aliases:
+        offsets += [c.offset for c in spelled_calls(source, aliases) or [] if c.dotted or c.name in imports.names]
+    return sorted(offsets)
+
+
+def _parse(text: str) -> Optional[ast.Module]:
+    try:
+        return parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _whole_file_verdict(source: str) -> Slice:
@@ -93,11 +112,6 @@ def _single_name_assigned(text: str) -> Optional[str]:
     if match is None or ":=" in text or _CHAINED.match(text) or _ANOTHER_STATEMENT.search(text):
         return None
     return match.group(1)
-
-
-@functools.lru_cache(maxsize=64)
-def _words(names: frozenset[str]) -> re.Pattern:
-    return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
 
 
 class _Plan:
@@ -123,32 +137,70 @@ class _Plan:
         self.stubs: set[int] = set()
         self._words: dict[int, set[str]] = {}
 
-    def screen(self, index: int, tree: ast.Module, screen: Screen) -> None:
-        definition = tree.body[0] if self.units[index].definition and len(tree.body) == 1 else None
+    def screen(self, index: int, offsets: list[int], screen: Screen, strings: list[int]) -> bool:
+        """Screen the unit that holds select calls at `offsets`; False when its text does not parse."""
+        unit = self.units[index]
+        if unit.definition is not None and _CLASS.match(self.source, unit.start):
+            members = class_members(self.source, unit, strings)
+            if members is not None and all(members[0].start <= o for o in offsets):
+                verdict = self._screen_members(index, members, offsets, screen)
+                if verdict is not None:
+                    return verdict
+        tree = _parse(self.source[unit.start : unit.end])
+        if tree is None:
+            return False
+        definition = tree.body[0] if unit.definition and len(tree.body) == 1 else None
         if isinstance(definition, ast.ClassDef):
             hit = self._screen_class(index, definition, screen)
         elif definition is not None:
             hit = screen.may_hold_finding(definition)
         else:
             hit = any(screen.may_hold_finding(s, module_level=True) for s in tree.body)
-        if hit and index not in self.kept:
-            self.kept[index] = None
-        self.flagged |= hit
+        self._note(index, hit)
+        return True
+
+    def _screen_members(self, index: int, members: list[Unit], offsets: list[int], screen: Screen) -> Optional[bool]:
+        """Parse and screen only the members of a class that call a select; None when a member does
+        not parse on its own (the caller then parses the whole class)."""
+        dropped, hit = [], False
+        for member in members:
+            if any(member.start <= o < member.end for o in offsets):
+                tree = _parse("class _:\n" + self.source[member.start : member.end])
+                if tree is None:
+                    return None
+                if self._screen_body(tree.body[0].body, screen):
+                    hit = True
+                    continue
+            dropped.append((member.first, member.last))
+        if hit:
+            self.kept[index] = dropped or None
+        self._note(index, hit)
+        return True
 
     def _screen_class(self, index: int, node: ast.ClassDef, screen: Screen) -> bool:
         """Keep the methods that may hold a finding; class-level statements are kept with them."""
         offset = self.units[index].first - 1
         dropped, hit = [], False
         for member in node.body:
-            is_method = isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))
-            if screen.may_hold_finding(member, module_level=not is_method):
+            if self._screen_body([member], screen):
                 hit = True
-            elif is_method:
+            elif isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([member.lineno] + [d.lineno for d in member.decorator_list])
                 dropped.append((first + offset, member.end_lineno + offset))
         if hit:
             self.kept[index] = dropped or None
         return hit
+
+    @staticmethod
+    def _screen_body(statements: list[ast.stmt], screen: Screen) -> bool:
+        return any(
+            screen.may_hold_finding(s, module_level=not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))) for s in statements
+        )
+
+    def _note(self, index: int, hit: bool) -> None:
+        if hit and index not in self.kept:
+            self.kept[index] = None
+        self.flagged |= hit
 
     def close_over_dependencies(self) -> None:
         """Add what the kept code needs: custom-derivative context and the assignments of the names

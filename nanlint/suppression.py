@@ -17,6 +17,7 @@ from nanlint.rules import BY_CODE, BY_NAME
 ALL = frozenset({"*"})
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_\-]+(?:[\s,]+[A-Za-z0-9_\-]+)*))?", re.IGNORECASE)
+_ANY_DIRECTIVE = re.compile(r"noqa|nanlint", re.IGNORECASE)
 _NANLINT = re.compile(r"#\s*nanlint:\s*(?P<kind>ignore|file-ignore)(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 
 
@@ -42,6 +43,8 @@ def _matches(codes: frozenset[str], code: str) -> bool:
 
 def parse_suppressions(source: str, *, blanket_noqa: bool) -> Suppressions:
     found = Suppressions()
+    if not _ANY_DIRECTIVE.search(source):
+        return found  # most files: no tokenizing needed
     file_codes: set[str] = set()
     for line, text, own_line in _comments(source):
         codes = _codes_in(text, blanket_noqa)

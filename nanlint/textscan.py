@@ -7,9 +7,10 @@ parsers only ever see the parts of a file this module points them to.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 from nanlint.catalog import framework_of
 
@@ -22,11 +23,15 @@ _FROM_IMPORT = re.compile(_STATEMENT_START + r"from[ \t]+(\.*[\w.]*)[ \t]+import
 _ALIAS = re.compile(r"([\w.]+)(?:\s+as\s+(\w+))?")
 
 # A top-level statement starts at column 0 with a name or a decorator; `else:` and friends continue one.
-_TOP_LEVEL = re.compile(r"^(?:[A-Za-z_@])", re.M)
+# (Searched as a newline and the character after it: much faster than `^` in multiline mode.)
+_TOP_LEVEL = re.compile(r"\n[A-Za-z_@]")
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEFINITION = re.compile(r"(?:@|def\b|async[ \t]+def\b|class\b)")
 _DEF_NAME = re.compile(r"(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
 _TRIPLE_QUOTE_OR_COMMENT = re.compile(r"\"\"\"|'''|#")
+_TRIPLE_QUOTE = re.compile(r"\"\"\"|'''")
+# A line inside a class that may start a member: indented `def`, `async def`, `class`, or a decorator.
+_MEMBER_LINE = re.compile(r"\n([ \t]+)(?:@|def\b|async[ \t]+def\b|class\b)")
 
 
 @dataclass(frozen=True)
@@ -37,34 +42,143 @@ class Imports:
     frameworks: frozenset[str] = frozenset()
     # alias -> the imported name's last part, for `from jax.numpy import sqrt as s`.
     renamed: dict[str, str] = field(default_factory=dict)
+    # name -> what it is bound to: `jnp` -> {"jax.numpy"}, `where` -> {"jax.numpy.where"}.
+    targets: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def scan_imports(source: str) -> Imports:
-    names: set[str] = set()
     frameworks: set[str] = set()
     renamed: dict[str, str] = {}
-    for match in _IMPORT.finditer(source):
-        for dotted, alias in _ALIAS.findall(match.group(1)):
-            names.add(alias or dotted.split(".", 1)[0])
-            _note_framework(dotted, frameworks)
-            if alias and alias != dotted.rsplit(".", 1)[-1]:
-                renamed[alias] = dotted.rsplit(".", 1)[-1]
-    for match in _FROM_IMPORT.finditer(source):
-        module = match.group(1)
-        if module.startswith("."):
-            continue  # relative imports name the package itself, never a framework
-        _note_framework(module, frameworks)
-        for name, alias in _ALIAS.findall(match.group(2).strip("()")):
-            names.add(alias or name)
-            if alias and alias != name:
-                renamed[alias] = name
-    return Imports(frozenset(names), frozenset(frameworks), renamed)
+    targets: dict[str, set[str]] = {}
+    for start, end in _import_statement_lines(source):
+        for match in _IMPORT.finditer(source, start, end):
+            for dotted, alias in _ALIAS.findall(match.group(1)):
+                targets.setdefault(alias or dotted.split(".", 1)[0], set()).add(dotted if alias else dotted.split(".", 1)[0])
+                _note_framework(dotted, frameworks)
+                if alias and alias != dotted.rsplit(".", 1)[-1]:
+                    renamed[alias] = dotted.rsplit(".", 1)[-1]
+        for match in _FROM_IMPORT.finditer(source, start, end):
+            module = match.group(1)
+            if module.startswith("."):
+                continue  # relative imports name the package itself, never a framework
+            _note_framework(module, frameworks)
+            for name, alias in _ALIAS.findall(match.group(2).strip("()")):
+                targets.setdefault(alias or name, set()).add(f"{module}.{name}")
+                if alias and alias != name:
+                    renamed[alias] = name
+    return Imports(frozenset(targets), frozenset(frameworks), renamed, {n: frozenset(t) for n, t in targets.items()})
+
+
+def _import_statement_lines(source: str) -> Iterator[tuple[int, int]]:
+    """Spans of the lines that spell `import`, each with what continues it (a backslash, or the
+    parentheses of a from-import): the only text the import patterns need to read."""
+    position = source.find("import")
+    done = -1
+    while position >= 0:
+        start = source.rfind("\n", 0, position) + 1
+        end = _statement_end(source, position)
+        if start > done:
+            yield start, end
+            done = start
+        position = source.find("import", max(end, position + 6))
+
+
+def _statement_end(source: str, position: int) -> int:
+    after = position + 6
+    while after < len(source) and source[after] in " \t":
+        after += 1
+    if after < len(source) and source[after] == "(":
+        close = source.find(")", after)
+        if close >= 0:
+            after = close
+    end = source.find("\n", after)
+    while end > 0 and source[end - 1] == "\\":
+        end = source.find("\n", end + 1)
+    return len(source) if end < 0 else end
 
 
 def _note_framework(module: str, frameworks: set[str]) -> None:
     framework = framework_of(module)
     if framework is not None:
         frameworks.add(framework)
+
+
+@dataclass(frozen=True)
+class Call:
+    """A name spelled as called: `where(` or `.where(`, at `offset` (where the name starts)."""
+
+    offset: int
+    name: str
+    dotted: bool  # `jnp.where(`, `x.where(`: an attribute (or maybe one), not a bare name
+
+
+def spelled_calls(source: str, names: frozenset[str]) -> Optional[list[Call]]:
+    """Every place one of `names` is called, by text; None when none of the names is spelled at all.
+
+    Each name is found with `str.find` on its shortest part (`max` for `maximum`), which runs at
+    memory speed; only the hits are looked at in Python.
+    """
+    spelled = False
+    calls: list[Call] = []
+    for part in _search_parts(names):
+        position = source.find(part)
+        while position >= 0:
+            start, end = _identifier_around(source, position, len(part))
+            if source[start:end] in names:
+                spelled = True
+                after = _skip_space(source, end)
+                if after < len(source) and source[after] == "(":
+                    calls.append(Call(start, source[start:end], _is_dotted(source, start)))
+            position = source.find(part, end)
+    if not spelled:
+        return None
+    return sorted(calls, key=lambda c: c.offset)
+
+
+_SPACE = " \t\r\n\\\f"
+
+
+@functools.lru_cache(maxsize=64)
+def _search_parts(names: frozenset[str]) -> tuple[str, ...]:
+    """The names that contain no other name: finding these finds all (`max` finds `maximum`)."""
+    return tuple(sorted(n for n in names if not any(other != n and other in n for other in names)))
+
+
+def _identifier_around(source: str, position: int, length: int) -> tuple[int, int]:
+    start = position
+    while start > 0 and (source[start - 1].isalnum() or source[start - 1] == "_"):
+        start -= 1
+    end = position + length
+    while end < len(source) and (source[end].isalnum() or source[end] == "_"):
+        end += 1
+    return start, end
+
+
+def _skip_space(source: str, position: int) -> int:
+    """Past spaces, line breaks and comments (a call may be split over lines inside brackets)."""
+    while position < len(source):
+        char = source[position]
+        if char == "#":
+            newline = source.find("\n", position)
+            position = len(source) if newline < 0 else newline
+        elif char in _SPACE:
+            position += 1
+        else:
+            break
+    return position
+
+
+def _is_dotted(source: str, start: int) -> bool:
+    """`.where` before `(`: a `.` before the name, or a name that starts its line (after a `.` and a
+    comment on the line above, maybe), so that a bare name is only ever a name on its own."""
+    before = start - 1
+    while before >= 0 and source[before] in " \t\f":
+        before -= 1
+    if before < 0 or source[before] in "\r\n":
+        return True
+    while before >= 0 and source[before] in _SPACE:
+        before -= 1
+    return before >= 0 and source[before] == "."
 
 
 @dataclass
@@ -78,21 +192,22 @@ class Unit:
     definition: Optional[str] = None  # the name a `def`/`class` binds; None for any other statement
 
 
-def top_level_units(source: str) -> Optional[list[Unit]]:
+def top_level_units(source: str, strings: Optional[list[int]] = None) -> Optional[list[Unit]]:
     """The file cut into its top-level statements, or None when the text gives no safe cut.
 
     A line at column 0 that starts with a name or `@` begins a statement unless it sits inside a
-    triple-quoted string. Brackets need no tracking: a `def` or `class` inside brackets is a syntax
-    error, and a wrong cut through any other statement leaves text that fails to parse.
+    triple-quoted string (`strings`, from `triple_quoted_spans`). Brackets need no tracking: a `def`
+    or `class` inside brackets is a syntax error, and a wrong cut through any other statement leaves
+    text that fails to parse.
     """
-    strings = _triple_quoted_spans(source)
+    strings = triple_quoted_spans(source) if strings is None else strings
     if strings is None:
         return None
     starts = [0]
     decorated = False
     for match in _TOP_LEVEL.finditer(source):
-        offset = match.start()
-        if offset == 0 or _inside(strings, offset) or _CONTINUATION.match(source, offset):
+        offset = match.start() + 1
+        if _inside(strings, offset) or _CONTINUATION.match(source, offset):
             continue
         if not decorated:
             starts.append(offset)
@@ -113,13 +228,21 @@ def top_level_units(source: str) -> Optional[list[Unit]]:
     return units
 
 
-def _triple_quoted_spans(source: str) -> Optional[list[int]]:
+def triple_quoted_spans(source: str) -> Optional[list[int]]:
     """Sorted [open, close, open, close, ...] offsets of the file's triple-quoted strings, skipping
     comments; None when the quotes do not pair up (a quote inside a one-line string, say)."""
+    spans = _quotes_paired(source)
+    if spans is not None and not any(_after_a_hash(source, offset) for offset in spans):
+        return spans
+    return _quotes_paired(source, skip_comments=True)  # a `#` before some quote: read comments too
+
+
+def _quotes_paired(source: str, skip_comments: bool = False) -> Optional[list[int]]:
+    pattern = _TRIPLE_QUOTE_OR_COMMENT if skip_comments else _TRIPLE_QUOTE
     spans: list[int] = []
     position = 0
     while True:
-        match = _TRIPLE_QUOTE_OR_COMMENT.search(source, position)
+        match = pattern.search(source, position)
         if match is None:
             return spans
         token = match.group()
@@ -134,6 +257,42 @@ def _triple_quoted_spans(source: str) -> Optional[list[int]]:
             return None
         spans += [match.start(), close + 3]
         position = close + 3
+
+
+def _after_a_hash(source: str, offset: int) -> bool:
+    return "#" in source[source.rfind("\n", 0, offset) + 1 : offset]
+
+
+def class_members(source: str, unit: Unit, strings: list[int]) -> Optional[list[Unit]]:
+    """The members of a top-level class (its methods, nested classes, and the statements after
+    each) as spans of lines; None when the text gives no clear cut.
+
+    Members start at the class body's indentation with `def`, `async def`, `class` or a decorator,
+    outside triple-quoted strings; the body's indentation is the smallest such line's.
+    """
+    found = [(m.start() + 1, m.group(1)) for m in _MEMBER_LINE.finditer(source, unit.start, unit.end)]
+    found = [(offset, indent) for offset, indent in found if not _inside(strings, offset)]
+    if not found:
+        return None
+    indent = min((i for _, i in found), key=len)
+    if any(len(i) == len(indent) and i != indent for _, i in found):
+        return None  # tabs and spaces mixed: no cut worth trusting
+    starts: list[int] = []
+    decorated = False
+    for offset, member_indent in found:
+        if member_indent != indent:
+            continue  # nested deeper: part of a member
+        if not decorated:
+            starts.append(offset)
+        decorated = source.startswith("@", offset + len(indent))
+    members = []
+    first = unit.first + source.count("\n", unit.start, starts[0])
+    for index, start in enumerate(starts):
+        end = starts[index + 1] if index + 1 < len(starts) else unit.end
+        last = unit.last if end == unit.end else first + source.count("\n", start, end) - 1
+        members.append(Unit(first, last, start, end))
+        first = last + 1
+    return members
 
 
 def _escaped(source: str, offset: int) -> bool:

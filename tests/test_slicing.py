@@ -10,7 +10,7 @@ from nanlint.catalog_view import CatalogView
 from nanlint.linter import Linter
 from nanlint.settings import Settings
 from nanlint.slicing import FULL, NOTHING, SLICED, slice_source
-from nanlint.textscan import scan_imports, top_level_units
+from nanlint.textscan import scan_imports, spelled_calls, top_level_units
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ALL_FIXTURES = sorted(FIXTURES.glob("**/*.py"))
@@ -23,7 +23,7 @@ def findings(source: str, whole: bool, select=("ALL",)) -> list[tuple]:
     return [
         (d.code, d.location, d.end_location, d.message, d.fix.applicability if d.fix else None, [(e.content, e.location, e.end_location) for e in (d.fix.edits if d.fix else [])])
         for d in result.diagnostics
-        if d.code != "NAN900"  # Python's parser and libcst word (and place) a syntax error differently
+        if d.code != "NAN900"  # reported only for code nanlint reads, and the slice reads less
     ]
 
 
@@ -40,7 +40,7 @@ def test_every_fixture_reports_the_same_sliced_and_whole(path: Path) -> None:
 
 def kind(source: str) -> str:
     settings = Settings()
-    return slice_source(source, CatalogView(settings), scan_imports(source)).kind
+    return slice_source(source, CatalogView(settings), scan_imports(source), spelled_calls(source, CatalogView(settings).select_leaf_names) or []).kind
 
 
 def src(text: str) -> str:
@@ -216,7 +216,7 @@ def test_an_unused_assignment_is_left_out_and_a_used_one_kept() -> None:
         def g(x):
             return jnp.where(x > 0, jnp.log(x + a), 0.0)
     """)
-    sliced = slice_source(source, CatalogView(Settings()), scan_imports(source))
+    sliced = slice_source(source, CatalogView(Settings()), scan_imports(source), spelled_calls(source, CatalogView(Settings()).select_leaf_names) or [])
     assert "BIG" not in sliced.text and "FLOOR = 0.5" in sliced.text and "(a, b)" in sliced.text
     # FLOOR keeps log's argument off its pole; `a` is unknown, so only the audit rule speaks.
     assert [f[0] for f in assert_same(source)] == ["NAN401"]
@@ -235,3 +235,109 @@ def test_a_statement_glued_to_a_definition_keeps_its_bindings() -> None:
             return jnp.where(x > 0, jnp.log(x * x + EPS), 0.0)
     """)
     assert assert_same(source) == []
+
+
+def test_a_helper_called_only_by_an_autograd_forward_is_skipped_as_in_the_whole_file() -> None:
+    # contexts.py reads a class whose base's name ends in `Function` as a torch.autograd.Function:
+    # its `forward` is a custom primal, and so is a private helper only that `forward` calls.
+    source = src("""
+        import torch
+
+        class Scaled(SomeFunction):
+            def forward(self, u):
+                return _helper(u) + 1
+
+            def other(self, x):
+                return x
+
+        def _helper(u):
+            return torch.where(u > 0, u.log(), u)
+    """)
+    assert assert_same(source) == []
+    used_elsewhere = source + "\ndef g(u):\n    return _helper(u)\n"
+    assert [f[0] for f in assert_same(used_elsewhere)] == ["NAN001"]
+
+
+def test_only_the_class_members_that_call_a_select_are_parsed_and_kept() -> None:
+    source = src('''
+        import jax.numpy as jnp
+
+        class Model:
+            """A docstring with
+        def text_at_column_zero(): pass
+            """
+            scale = 2.0
+
+            @staticmethod
+            def unrelated(x):
+                def inner():
+                    return x
+                return inner
+
+            class Nested:
+                def method(self):
+                    return 1
+
+            async def leaky(self, x):
+                return jnp.where(x > 0, jnp.log(x), 0.0)
+
+            limit = 3
+    ''')
+    sliced = slice_source(source, CatalogView(Settings()), scan_imports(source), spelled_calls(source, CatalogView(Settings()).select_leaf_names) or [])
+    assert sliced.kind == SLICED
+    assert "scale = 2.0" in sliced.text and "async def leaky" in sliced.text
+    assert "unrelated" not in sliced.text and "Nested" not in sliced.text
+    (finding,) = assert_same(source)
+    assert finding[0] == "NAN001" and finding[1].row == 20
+
+
+def test_a_select_is_called_through_an_attribute_or_an_imported_name() -> None:
+    local = src("""
+        import jax.numpy as jnp
+
+        def where(c, a, b):
+            return a
+
+        def f(x):
+            return where(x > 0, jnp.log(x), 0.0)
+    """)
+    assert kind(local) == NOTHING  # a bare `where` that no import binds is not jnp.where
+    renamed = src("""
+        from jax.numpy import log, where as pick
+
+        def f(x):
+            return pick(x > 0, log(x), 0.0)
+    """)
+    assert kind(renamed) == SLICED
+    assert [f[0] for f in assert_same(renamed)] == ["NAN001"]
+
+
+def test_calls_resolve_through_the_imports_as_in_the_detector() -> None:
+    # Plain numpy is not differentiable, so it is off by default: its where guards nothing.
+    numpy_only = src("""
+        import numpy as np
+
+        def f(x):
+            return np.where(x > 0, np.log(x), 0.0)
+    """)
+    assert kind(numpy_only) == NOTHING
+    # A name an import binds can be rebound: then `np.where` is a tensor method, as the detector reads it.
+    rebound = src("""
+        import torch
+        try:
+            import numpy as np
+        except ImportError:
+            np = None
+
+        def f(x):
+            return np.where(x > 0, torch.log(x), 0.0)
+    """)
+    assert [f[0] for f in assert_same(rebound)] == ["NAN003"]
+
+
+def test_called_names_are_found_by_text_across_lines_and_comments() -> None:
+    text = "x = jnp.where(a, b)\nmaximum (1)\nz = (y.  # note\n  clip(3))\nminimize(3)\nw = (where  # c\n (1))\nclip_value = 3\n"
+    calls = spelled_calls(text, frozenset({"where", "maximum", "clip"}))
+    assert [(c.name, c.dotted) for c in calls] == [("where", True), ("maximum", True), ("clip", True), ("where", False)]
+    assert spelled_calls("no selects here", frozenset({"where"})) is None
+    assert spelled_calls("somewhere = 1", frozenset({"where"})) is None
