@@ -13,6 +13,7 @@ Names are written with short module prefixes (`jnp.sqrt`) that `_expand` turns i
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -80,13 +81,15 @@ def framework_of(qualified_name: str) -> Optional[str]:
     return FRAMEWORK_OF_MODULE.get(qualified_name.split(".", 1)[0])
 
 
-def canonical_names(qualified_name: str) -> list[str]:
-    """The name itself, then the public spellings it is an alias of."""
+@functools.lru_cache(maxsize=4096)
+def canonical_names(qualified_name: str) -> tuple[str, ...]:
+    """The name itself, then the public spellings it is an alias of (remembered: the detector asks
+    about the same few names over and over)."""
     names = [qualified_name]
     for old, new in CANONICAL_PREFIXES:
         if qualified_name.startswith(old):
             names.append(new + qualified_name[len(old):])
-    return names
+    return tuple(names)
 
 
 @dataclass(frozen=True)

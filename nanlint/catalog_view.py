@@ -87,5 +87,5 @@ class CatalogView:
         return None
 
 
-def _candidates(qualified: Optional[str]) -> list[str]:
-    return canonical_names(qualified) if qualified else []
+def _candidates(qualified: Optional[str]) -> tuple[str, ...]:
+    return canonical_names(qualified) if qualified else ()

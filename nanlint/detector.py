@@ -334,7 +334,7 @@ class Detector:
             yield from self._follow_local(node, env, scope, seen, depth)
             return
         else:
-            inner = list(children(node))
+            inner = children(node)
         for child in inner:
             yield from self._walk(child, env, scope, via, definition, seen, depth)
 

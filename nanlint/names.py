@@ -89,7 +89,7 @@ class ScopeIndex:
         while stack:
             node, scope = stack.pop()
             inner = self._visit(node, scope)
-            stack.extend((child, inner) for child in reversed(list(children(node))))
+            stack.extend((child, inner) for child in reversed(children(node)))
 
     def _visit(self, node: ast.AST, scope: Scope) -> Scope:
         """Record what `node` binds or calls; returns the scope its children are in."""

@@ -25,9 +25,10 @@ Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 
 class Screen:
     def __init__(self, catalog: CatalogView, imports: Imports) -> None:
-        self.catalog = catalog
         self.targets = imports.targets
         self.select_methods, self.op_methods = catalog.method_names(imports.frameworks)
+        self._selects = _Lookup(catalog.select, catalog.select_function_leaves, imports)
+        self._ops = _Lookup(catalog.op, catalog.op_function_leaves, imports)
 
     def may_hold_finding(self, node: ast.AST, module_level: bool = False) -> bool:
         """Whether the detector could report anything in `node` (a function, class member or statement).
@@ -90,24 +91,59 @@ class Screen:
 
     # --- what a call is ------------------------------------------------------------------------
     def _is_select(self, call: ast.Call) -> bool:
-        return self._calls_one_of(call.func, self.catalog.select, self.select_methods)
+        return self._calls_one_of(call.func, self._selects, self.select_methods)
 
     def _is_op_call(self, call: ast.Call) -> bool:
-        return self._calls_one_of(call.func, self.catalog.op, self.op_methods)
+        return self._calls_one_of(call.func, self._ops, self.op_methods)
 
-    def _calls_one_of(self, func: ast.expr, lookup, methods: frozenset[str]) -> bool:
-        """Whether `func` names a catalog function through the file's imports (`lookup` of its
-        qualified name), or is a tensor method; as the detector resolves it, or more."""
-        attrs: list[str] = []
-        root = func
-        while isinstance(root, ast.Attribute):
-            attrs.append(root.attr)
+    def _calls_one_of(self, func: ast.expr, lookup: "_Lookup", methods: frozenset[str]) -> bool:
+        """Whether `func` names a catalog function through the file's imports, or is a tensor
+        method; as the detector resolves it, or more (a local may rebind an imported name)."""
+        if type(func) is ast.Name:
+            return self._dotted_resolves([func.id], lookup, methods)
+        if type(func) is not ast.Attribute:
+            return False
+        names = [func.attr]
+        root = func.value
+        while type(root) is ast.Attribute:
+            names.append(root.attr)
             root = root.value
-        if attrs and attrs[0] in methods:
+        if type(root) is not ast.Name:
+            return func.attr in methods  # `f(x).where(...)`: a method of whatever f returns
+        names.append(root.id)
+        return self._dotted_resolves(names[::-1], lookup, methods)
+
+    def may_call_a_select(self, dotted: Optional[list[str]], name: str) -> bool:
+        """The same question asked of the text of a call: `dotted` is its whole dotted name
+        (`["jnp", "where"]`), or None when the text does not show where it starts."""
+        if dotted is None:
+            return name in self.select_methods or name in self._selects.leaves
+        return self._dotted_resolves(dotted, self._selects, self.select_methods)
+
+    def _dotted_resolves(self, dotted: list[str], lookup: "_Lookup", methods: frozenset[str]) -> bool:
+        leaf = dotted[-1]
+        if len(dotted) > 1 and leaf in methods:
             return True  # a method of data (`x.where(...)`), or of an import that a local may shadow
-        targets = self.targets.get(root.id) if isinstance(root, ast.Name) else None
-        suffix = "".join(f".{attr}" for attr in reversed(attrs))
-        return any(lookup(target + suffix) is not None for target in targets or ())
+        if leaf not in lookup.leaves or dotted[0] not in self.targets:
+            return False
+        suffix = "".join(f".{attr}" for attr in dotted[1:])
+        return any(lookup.resolves(target + suffix) for target in self.targets[dotted[0]])
+
+
+class _Lookup:
+    """One catalog lookup (selects or ops), remembered per qualified name, with the last names
+    (aliases included) a call must end in to be worth looking up."""
+
+    def __init__(self, lookup, leaves: frozenset[str], imports: Imports) -> None:
+        self._lookup = lookup
+        self.leaves = leaves | {alias for alias, name in imports.renamed.items() if name in leaves}
+        self._known: dict[str, bool] = {}
+
+    def resolves(self, qualified: str) -> bool:
+        known = self._known.get(qualified)
+        if known is None:
+            known = self._known[qualified] = self._lookup(qualified) is not None
+        return known
 
 
 _LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)

@@ -43,6 +43,10 @@ _ANOTHER_STATEMENT = re.compile(r"\n[^\s#)\]}]")
 _BINDING_AFTER_DEFINITION = re.compile(r"\n[(\[*]")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 _CLASS = re.compile(r"(?:@[^\n]*\n)*class\b")
+# The dotted name before a called name on its line (`jnp.` in `jnp.where(`), and what, just before
+# it, would make it part of a longer expression (`f(x).`, `a[0].`, `"s".`, `b.c` cut short).
+_CHAIN = re.compile(r"([A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*)[ \t]*\.[ \t]*$")
+_CHAIN_CONTINUES = re.compile(r"[\w.)\]}'\"]")
 
 @dataclass
 class Slice:
@@ -54,7 +58,8 @@ class Slice:
 
 def slice_source(source: str, catalog: CatalogView, imports: Imports, calls: list[Call]) -> Slice:
     """`calls`: where the text calls a select name (`spelled_calls`)."""
-    offsets = _select_calls(source, catalog, imports, calls)
+    screen = Screen(catalog, imports)
+    offsets = _select_calls(source, catalog, imports, calls, screen)
     if not offsets:
         return Slice(NOTHING)
     strings = triple_quoted_spans(source) if source.count("\r") == source.count("\r\n") else None
@@ -65,7 +70,6 @@ def slice_source(source: str, catalog: CatalogView, imports: Imports, calls: lis
     by_unit: dict[int, list[int]] = {}
     for offset in offsets:
         by_unit.setdefault(unit_index(starts, offset), []).append(offset)
-    screen = Screen(catalog, imports)
     plan = _Plan(source, units)
     for index, unit_offsets in sorted(by_unit.items()):
         if not plan.screen(index, unit_offsets, screen, strings):
@@ -77,15 +81,27 @@ def slice_source(source: str, catalog: CatalogView, imports: Imports, calls: lis
     return Slice(SLICED, text, line_map)
 
 
-def _select_calls(source: str, catalog: CatalogView, imports: Imports, calls: list[Call]) -> list[int]:
-    """Where a select can be called: an attribute (`jnp.where(`, `x.clip(`), or a bare name the
-    file imports (`from jax.numpy import where`), also under another name (`where as w`)."""
+def _select_calls(source: str, catalog: CatalogView, imports: Imports, calls: list[Call], screen: Screen) -> list[int]:
+    """Where a select can be called, resolved from the text as the screen resolves the tree: a
+    tensor method (`x.where(`), or a name that an import binds to a select (`jnp.where(`,
+    `from jax.numpy import where`), also under another name (`where as w`)."""
     names = catalog.select_leaf_names
-    offsets = [c.offset for c in calls if c.dotted or c.name in imports.names]
     aliases = frozenset(alias for alias, name in imports.renamed.items() if name in names and alias not in names)
     if aliases:
-        offsets += [c.offset for c in spelled_calls(source, aliases) or [] if c.dotted or c.name in imports.names]
-    return sorted(offsets)
+        calls = calls + (spelled_calls(source, aliases) or [])
+    return sorted(c.offset for c in calls if screen.may_call_a_select(_dotted_name(source, c), c.name))
+
+
+def _dotted_name(source: str, call: Call) -> Optional[list[str]]:
+    """`["jnp", "where"]` for `jnp.where(`; None when the text before the name does not show the
+    whole of what is called (`f(x).where(`, a name split over lines)."""
+    if not call.dotted:
+        return [call.name]
+    line_start = source.rfind("\n", 0, call.offset) + 1
+    chain = _CHAIN.search(source, line_start, call.offset)
+    if chain is None or _CHAIN_CONTINUES.match(source[line_start : chain.start()][-1:] or " "):
+        return None
+    return [*(part.strip() for part in chain.group(1).split(".")), call.name]
 
 
 def _parse(text: str) -> Optional[ast.Module]:

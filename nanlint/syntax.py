@@ -11,7 +11,6 @@ import ast
 import bisect
 import keyword
 import warnings
-from functools import lru_cache
 from typing import Iterator
 
 from nanlint.source_lines import line_starts
@@ -117,9 +116,9 @@ def parse(text: str) -> ast.Module:
 
 # --- children in source order ----------------------------------------------------------------------
 _SKIPPED = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+_CHILDLESS = (ast.Name, ast.Constant)
 
 
-@lru_cache(maxsize=None)
 def _fields(node_type: type) -> tuple[str, ...]:
     if node_type is ast.IfExp:
         return ("body", "test", "orelse")  # `body if test else orelse`
@@ -130,27 +129,41 @@ def _fields(node_type: type) -> tuple[str, ...]:
     return tuple(node_type._fields)
 
 
-def children(node: ast.AST) -> Iterator[ast.AST]:
-    """The node's child nodes in the order their source appears (operators and contexts left out)."""
-    node_type = type(node)
+def _child_lister(node_type: type):
+    """A function that lists a node's children, for one node type (built once per type: the
+    linter walks hundreds of thousands of nodes)."""
+    if node_type in _CHILDLESS:
+        return lambda node: ()
     if node_type is ast.Dict:
-        for key, value in zip(node.keys, node.values):
-            if key is not None:
-                yield key
-            yield value
-        return
-    if node_type is ast.Call and node.args and node.keywords:
-        yield node.func
-        yield from sorted([*node.args, *node.keywords], key=lambda n: (n.lineno, n.col_offset))
-        return
-    for name in _fields(node_type):
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, ast.AST) and not isinstance(item, _SKIPPED):
-                    yield item
-        elif isinstance(value, ast.AST) and not isinstance(value, _SKIPPED):
-            yield value
+        return lambda node: [item for pair in zip(node.keys, node.values) for item in pair if item is not None]
+    fields = _fields(node_type)
+
+    def listed(node: ast.AST) -> list[ast.AST]:
+        out: list[ast.AST] = []
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                out.extend(item for item in value if isinstance(item, ast.AST) and not isinstance(item, _SKIPPED))
+            elif isinstance(value, ast.AST) and not isinstance(value, _SKIPPED):
+                out.append(value)
+        return out
+
+    if node_type is ast.Call:
+        return lambda node: listed(node) if not (node.args and node.keywords) else [
+            node.func, *sorted([*node.args, *node.keywords], key=lambda n: (n.lineno, n.col_offset))
+        ]
+    return listed
+
+
+_LISTERS: dict[type, object] = {}
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """The node's child nodes in the order their source appears (operators and contexts left out)."""
+    lister = _LISTERS.get(type(node))
+    if lister is None:
+        lister = _LISTERS[type(node)] = _child_lister(type(node))
+    return lister(node)
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
@@ -159,7 +172,7 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(list(children(current))))
+        stack.extend(reversed(children(current)))
 
 
 def call_arguments(call: ast.Call) -> list[ast.expr]:

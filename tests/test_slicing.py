@@ -341,3 +341,20 @@ def test_called_names_are_found_by_text_across_lines_and_comments() -> None:
     assert [(c.name, c.dotted) for c in calls] == [("where", True), ("maximum", True), ("clip", True), ("where", False)]
     assert spelled_calls("no selects here", frozenset({"where"})) is None
     assert spelled_calls("somewhere = 1", frozenset({"where"})) is None
+
+
+def test_a_call_the_text_resolves_to_no_select_is_not_parsed() -> None:
+    # numpy is off by default, and no framework with tensor methods is imported: nothing to read.
+    assert kind(src("""
+        import numpy as np
+
+        def f(x):
+            return np.where(x > 0, np.log(x), 0.0), self.clip(x, 0, 1)
+    """)) == NOTHING
+    # What the text cannot place is read: `f(x).where(` may be a tensor's method.
+    assert kind(src("""
+        import torch
+
+        def f(x):
+            return g(x).where(x > 0, torch.log(x))
+    """)) == SLICED
