@@ -32,7 +32,8 @@ NOTHING, FULL, SLICED, INVALID = "nothing", "full", "sliced", "invalid"
 # Words through which one statement can make a function elsewhere a custom-derivative primal
 # (see contexts.py): decorators, registrations, wrappers, loop bodies, and the base of a class whose
 # `forward` is one (`torch.autograd.Function`, read by its name's ending).
-_CONTEXT_WORDS = re.compile(r"\b(?:custom_jvp|custom_vjp|custom_gradient|custom_derivative|defjvps?|defvjp|lower_fun|while_loop)\b|Function\b")
+_CONTEXT_WORDS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_derivative", "defjvp", "defjvps", "defvjp", "lower_fun", "while_loop")
+_CONTEXT_SUFFIX = "Function"  # any word that ends so: `torch.autograd.Function`, `AcquisitionFunction`
 _DEF_NAMES = re.compile(r"\bdef[ \t]+(\w+)")
 _WORD = re.compile(r"\w+")
 _ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)")
@@ -104,6 +105,22 @@ def _dotted_name(source: str, call: Call) -> Optional[list[str]]:
     return [*(part.strip() for part in chain.group(1).split(".")), call.name]
 
 
+def _word_offsets(text: str, word: str, whole: bool = True) -> list[int]:
+    """Where `word` is spelled as a word of its own, or (not `whole`) as the end of one."""
+    found = []
+    position = text.find(word)
+    while position >= 0:
+        end = position + len(word)
+        if not _is_word_char(text, end) and (not whole or not _is_word_char(text, position - 1)):
+            found.append(position)
+        position = text.find(word, end)
+    return found
+
+
+def _is_word_char(text: str, index: int) -> bool:
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
+
+
 def _parse(text: str) -> Optional[ast.Module]:
     try:
         return parse(text)
@@ -152,6 +169,8 @@ class _Plan:
                     self.assignments[index] = name
         self.stubs: set[int] = set()
         self._words: dict[int, set[str]] = {}
+        self._defs: dict[int, set[str]] = {}
+        self._contexts: Optional[list[int]] = None
 
     def screen(self, index: int, offsets: list[int], screen: Screen, strings: list[int]) -> bool:
         """Screen the unit that holds select calls at `offsets`; False when its text does not parse."""
@@ -221,7 +240,7 @@ class _Plan:
     def close_over_dependencies(self) -> None:
         """Add what the kept code needs: custom-derivative context and the assignments of the names
         it uses, until nothing more is needed; then a stand-in for each definition it names."""
-        contexts = _CONTEXT_WORDS.search(self.source) is not None
+        contexts = bool(self._context_offsets())
         while True:
             if contexts:
                 self._close_over_contexts()
@@ -238,28 +257,42 @@ class _Plan:
     def _close_over_contexts(self) -> None:
         """contexts.py decides by name whether a function is a custom primal, and whether a private
         top-level helper is used only by such primals; keep every statement those answers read."""
+        starts = [u.start for u in self.units]
+        with_context = {unit_index(starts, offset) for offset in self._context_offsets()}
         while True:
-            defined = set(_DEF_NAMES.findall(self._kept_text()))
+            defined = set().union(*(self._def_names(i) for i in self.kept))
             helpers = {self.units[i].definition for i in self.kept if (self.units[i].definition or "").startswith("_")}
-            added = False
-            for index, unit in enumerate(self.units):
-                if index in self.kept and self.kept[index] is None:
-                    continue
-                words = self._unit_words(index)
-                if words & helpers or (words & defined and _CONTEXT_WORDS.search(self.source, unit.start, unit.end)):
-                    self.kept[index] = None
-                    added = True
-            if not added:
+            wanted = {i for name in helpers for i in self._units_naming(name, starts)}
+            wanted |= {i for i in with_context if self._unit_words(i) & defined}
+            wanted = {i for i in wanted if not (i in self.kept and self.kept[i] is None)}
+            if not wanted:
                 return
+            for index in wanted:
+                self.kept[index] = None
+
+    def _context_offsets(self) -> list[int]:
+        """Where the file spells a context word (found with `str.find`: this runs on every file)."""
+        if self._contexts is None:
+            found = [offset for word in _CONTEXT_WORDS for offset in _word_offsets(self.source, word)]
+            found += _word_offsets(self.source, _CONTEXT_SUFFIX, whole=False)
+            self._contexts = found
+        return self._contexts
+
+    def _units_naming(self, name: str, starts: list[int]) -> set[int]:
+        """The units whose text spells `name` as a word."""
+        return {unit_index(starts, offset) for offset in _word_offsets(self.source, name)}
+
+    def _def_names(self, index: int) -> set[str]:
+        if index not in self._defs:
+            unit = self.units[index]
+            self._defs[index] = set(_DEF_NAMES.findall(self.source, unit.start, unit.end))
+        return self._defs[index]
 
     def _unit_words(self, index: int) -> set[str]:
         if index not in self._words:
             unit = self.units[index]
             self._words[index] = set(_WORD.findall(self.source, unit.start, unit.end))
         return self._words[index]
-
-    def _kept_text(self) -> str:
-        return "".join(self.source[self.units[i].start : self.units[i].end] for i in sorted(self.kept))
 
     def render(self) -> tuple[str, list[int]]:
         """The kept lines, and for each the number it has in the file."""
