@@ -35,13 +35,12 @@ def analyse(
         return
     try:
         detector = Detector(tree, text, linter.catalog, frameworks, line_map)
-        sites = detector.sites()
+        sites = detector.sites(frozenset(linter.codes) - ignored)
     except RecursionError:
         result.error = f"nanlint: {result.filename}: too deeply nested to analyse"
         return
     if linter.keep_analysis:
         result.detector = detector
-    sites = [site for site in sites if site.code in linter.codes and site.code not in ignored]
     if not sites:
         return
     suppressions = parse_suppressions(result.source, blanket_noqa=linter.settings.blanket_noqa)

@@ -173,7 +173,9 @@ class Detector:
         return range(self.file_row(node.lineno), self.file_row(node.end_lineno) + 1)
 
     # --- the search ------------------------------------------------------------------------------
-    def sites(self) -> list[LeakSite]:
+    def sites(self, codes: Optional[frozenset[str]] = None) -> list[LeakSite]:
+        """Every leak site; with `codes`, only sites of those rules (the others are never checked
+        against the contexts, which is a pass over the whole tree)."""
         found: list[LeakSite] = []
         for call, scope in self.index.calls:
             env = _Env(self, scope, self.position(call))
@@ -190,10 +192,11 @@ class Detector:
                     if use.via is not None and any(use.via.id in {n.id for n in _loads(b.expr)} for b in others):
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
-                    if site is not None and not self.excluded(call):
+                    if site is not None and (codes is None or site.code in codes) and not self.excluded(call):
                         site.scope = scope
                         found.append(site)
-        found += self._clamps_at_poles()
+        if codes is None or CLAMP_AT_POLE in codes:
+            found += self._clamps_at_poles()
         return found
 
     def _clamps_at_poles(self) -> list[LeakSite]:

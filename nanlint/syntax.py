@@ -129,11 +129,33 @@ def _fields(node_type: type) -> tuple[str, ...]:
     return tuple(node_type._fields)
 
 
+# The commonest node types, listed without looking their fields up.
+_DIRECT_LISTERS = {
+    ast.Attribute: lambda node: [node.value],
+    ast.Starred: lambda node: [node.value],
+    ast.keyword: lambda node: [node.value],
+    ast.UnaryOp: lambda node: [node.operand],
+    ast.BinOp: lambda node: [node.left, node.right],
+    ast.Subscript: lambda node: [node.value, node.slice],
+    ast.Compare: lambda node: [node.left, *node.comparators],
+    ast.BoolOp: lambda node: node.values,
+    ast.Tuple: lambda node: node.elts,
+    ast.List: lambda node: node.elts,
+    ast.Assign: lambda node: [*node.targets, node.value],
+    ast.Expr: lambda node: [node.value],
+    ast.Return: lambda node: [node.value] if node.value is not None else [],
+    ast.arg: lambda node: [node.annotation] if node.annotation is not None else [],
+    ast.Slice: lambda node: [part for part in (node.lower, node.upper, node.step) if part is not None],
+}
+
+
 def _child_lister(node_type: type):
     """A function that lists a node's children, for one node type (built once per type: the
     linter walks hundreds of thousands of nodes)."""
     if node_type in _CHILDLESS:
         return lambda node: ()
+    if node_type in _DIRECT_LISTERS:
+        return _DIRECT_LISTERS[node_type]
     if node_type is ast.Dict:
         return lambda node: [item for pair in zip(node.keys, node.values) for item in pair if item is not None]
     fields = _fields(node_type)
@@ -149,7 +171,7 @@ def _child_lister(node_type: type):
         return out
 
     if node_type is ast.Call:
-        return lambda node: listed(node) if not (node.args and node.keywords) else [
+        return lambda node: [node.func, *node.args, *node.keywords] if not (node.args and node.keywords) else [
             node.func, *sorted([*node.args, *node.keywords], key=lambda n: (n.lineno, n.col_offset))
         ]
     return listed
