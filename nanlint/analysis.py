@@ -18,23 +18,21 @@ MAX_SNIPPET = 60
 _OPERATOR_TEXT = {ast.Div: "/", ast.Mod: "%", ast.Pow: "**"}
 
 
-def analyse(
-    linter: Linter, result: FileResult, text: str, line_map: Optional[list[int]], frameworks: frozenset[str], ignored: frozenset[str]
-) -> None:
-    """Fill `result` with the diagnostics for its source; `text` is that source, or a slice of it
-    whose lines have the numbers `line_map` gives; `frameworks` are those the source imports."""
+def analyse(linter: Linter, result: FileResult, tree: Optional[ast.Module], frameworks: frozenset[str], ignored: frozenset[str]) -> None:
+    """Fill `result` with the diagnostics for its source. `tree` is the part of the source that can
+    hold findings (its nodes at their lines in the file), or None to parse the whole source;
+    `frameworks` are those the source imports."""
+    if tree is None:
+        try:
+            tree = parse(result.source)
+        except SyntaxError as error:
+            result.diagnostics = [syntax_diagnostic(result.filename, error.msg, error.lineno or 1, error.offset or 1)]
+            return
+        except (RecursionError, MemoryError, ValueError):
+            result.error = f"nanlint: {result.filename}: too deeply nested to analyse"
+            return
     try:
-        tree = parse(text)
-    except SyntaxError as error:
-        raw_row = error.lineno or 1
-        row = line_map[raw_row - 1] if line_map and raw_row <= len(line_map) else raw_row
-        result.diagnostics = [syntax_diagnostic(result.filename, error.msg, row, error.offset or 1)]
-        return
-    except (RecursionError, MemoryError, ValueError):
-        result.error = f"nanlint: {result.filename}: too deeply nested to analyse"
-        return
-    try:
-        detector = Detector(tree, text, linter.catalog, frameworks, line_map)
+        detector = Detector(tree, result.source, linter.catalog, frameworks)
         sites = detector.sites(frozenset(linter.codes) - ignored)
     except RecursionError:
         result.error = f"nanlint: {result.filename}: too deeply nested to analyse"
@@ -66,7 +64,7 @@ def site_facts(site: LeakSite, detector: Detector) -> dict[str, str]:
         "safe": repr(use.op.safe_value),
         "cond": _snippet(detector.code(site.branch.cond)) if site.branch.cond is not None else "",
         "local": use.via.id if use.via is not None else "",
-        "definition_row": str(detector.file_row(use.node.lineno)),
+        "definition_row": str(use.node.lineno),
         "admitted": site.admitted.describe(site.guard_var or "x") if site.admitted is not None else "",
     }
     return facts

@@ -116,14 +116,12 @@ class Detector:
         text: str,
         catalog: CatalogView,
         frameworks: Optional[frozenset[str]] = None,
-        line_map: Optional[list[int]] = None,
     ) -> None:
-        """`tree` is parsed from `text`, a file or a slice of one (`line_map`: each of its lines'
-        number in the file); every location the detector reports is a location in the file."""
+        """`tree` holds statements of the file `text` (all of them, or the slice that can hold
+        findings), each at its line in the file."""
         self.tree = tree
         self.source = SourceText(text)
         self.catalog = catalog
-        self.line_map = line_map
         self._code_cache: dict[int, str] = {}
         self.index = ScopeIndex(tree, self._may_select)
         self._contexts: Optional[Contexts] = None
@@ -155,9 +153,6 @@ class Detector:
             self._contexts.visit(self.tree)
         return self._contexts.excluded(call)
 
-    def file_row(self, row: int) -> int:
-        return self.line_map[row - 1] if self.line_map is not None else row
-
     def locations(self, node: ast.AST, *, with_parentheses: bool = False) -> tuple[Location, Location]:
         """Where the node starts and ends in the file (1-based rows and character columns)."""
         source = self.source
@@ -166,11 +161,11 @@ class Detector:
         else:
             start = (node.lineno, source.column(node.lineno, node.col_offset))
             end = (node.end_lineno, source.column(node.end_lineno, node.end_col_offset))
-        return Location(self.file_row(start[0]), start[1] + 1), Location(self.file_row(end[0]), end[1] + 1)
+        return Location(start[0], start[1] + 1), Location(end[0], end[1] + 1)
 
     def rows(self, node: ast.AST) -> range:
         """The file rows the node spans."""
-        return range(self.file_row(node.lineno), self.file_row(node.end_lineno) + 1)
+        return range(node.lineno, node.end_lineno + 1)
 
     # --- the search ------------------------------------------------------------------------------
     def sites(self, codes: Optional[frozenset[str]] = None) -> list[LeakSite]:

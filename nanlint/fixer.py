@@ -197,7 +197,7 @@ class FixPlanner:
         cond_text = self._code(cond)
         statement = self._statement_for(site.select)
         if statement is not None:
-            row = self.detector.file_row(statement.lineno)
+            row = statement.lineno
             indent = re.match(r"[ \t]*", self.lines[row - 1]).group(0)
             insert = Edit(f"{indent}{name} = {cond_text}{self.newline}", Location(row, 1), Location(row, 1))
             return name, [insert, self._replace(cond, name)]

@@ -84,8 +84,7 @@ class Linter:
         elif sliced.kind != NOTHING:
             from nanlint.analysis import analyse  # here: files the text tests clear never load the detector
 
-            text = sliced.text if sliced.kind == SLICED else source
-            analyse(self, result, text, sliced.line_map, imports.frameworks, ignored)
+            analyse(self, result, sliced.tree if sliced.kind == SLICED else None, imports.frameworks, ignored)
         return result
 
     def _ignored_for(self, path: Path) -> frozenset[str]:

@@ -42,7 +42,6 @@ _CHAINED = re.compile(r"\w+[ \t]*=[ \t]*[\w.]+[ \t]*=(?!=)")
 _ANOTHER_STATEMENT = re.compile(r"\n[^\s#)\]}]")
 # The same after a `def` or `class`, for a statement that can bind names: `(a, b) = f()`, `[c] = g()`.
 _BINDING_AFTER_DEFINITION = re.compile(r"\n[(\[*]")
-_LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 _CLASS = re.compile(r"(?:@[^\n]*\n)*class\b")
 # The dotted name before a called name on its line (`jnp.` in `jnp.where(`), and what, just before
 # it, would make it part of a longer expression (`f(x).`, `a[0].`, `"s".`, `b.c` cut short).
@@ -52,8 +51,7 @@ _CHAIN_CONTINUES = re.compile(r"[\w.)\]}'\"]")
 @dataclass
 class Slice:
     kind: str
-    text: Optional[str] = None
-    line_map: Optional[list[int]] = None  # for SLICED: the file's line number of each line of `text`
+    tree: Optional[ast.Module] = None  # for SLICED: the kept statements, at their lines in the file
     error: Optional[SyntaxError] = None  # for INVALID: Python's own message and position
 
 
@@ -78,8 +76,8 @@ def slice_source(source: str, catalog: CatalogView, imports: Imports, calls: lis
     if not plan.flagged:
         return Slice(NOTHING)
     plan.close_over_dependencies()
-    text, line_map = plan.render()
-    return Slice(SLICED, text, line_map)
+    tree = plan.assemble()
+    return Slice(SLICED, tree) if tree is not None else _whole_file_verdict(source)
 
 
 def _select_calls(source: str, catalog: CatalogView, imports: Imports, calls: list[Call], screen: Screen) -> list[int]:
@@ -121,9 +119,11 @@ def _is_word_char(text: str, index: int) -> bool:
     return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
-def _parse(text: str) -> Optional[ast.Module]:
+def _parse_at(text: str, first_line: int) -> Optional[ast.Module]:
+    """Parse a piece of the file so that its nodes carry their lines in the file (the blank lines
+    before it cost the tokenizer next to nothing); None when it does not parse on its own."""
     try:
-        return parse(text)
+        return parse("\n" * (first_line - 1) + text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
@@ -168,6 +168,9 @@ class _Plan:
                 else:
                     self.assignments[index] = name
         self.stubs: set[int] = set()
+        # Trees the screen parsed, to be reused: whole units, and the statements of class members.
+        self._trees: dict[int, ast.Module] = {}
+        self._members: dict[int, tuple[list[Unit], dict[int, list[ast.stmt]]]] = {}
         self._words: dict[int, set[str]] = {}
         self._defs: dict[int, set[str]] = {}
         self._contexts: Optional[list[int]] = None
@@ -181,9 +184,10 @@ class _Plan:
                 verdict = self._screen_members(index, members, offsets, screen)
                 if verdict is not None:
                     return verdict
-        tree = _parse(self.source[unit.start : unit.end])
+        tree = _parse_at(self.source[unit.start : unit.end], unit.first)
         if tree is None:
             return False
+        self._trees[index] = tree
         definition = tree.body[0] if unit.definition and len(tree.body) == 1 else None
         if isinstance(definition, ast.ClassDef):
             hit = self._screen_class(index, definition, screen)
@@ -198,32 +202,34 @@ class _Plan:
         """Parse and screen only the members of a class that call a select; None when a member does
         not parse on its own (the caller then parses the whole class)."""
         dropped, hit = [], False
+        flagged: dict[int, list[ast.stmt]] = {}
         for member in members:
             if any(member.start <= o < member.end for o in offsets):
-                tree = _parse("class _:\n" + self.source[member.start : member.end])
+                tree = _parse_at("class _:\n" + self.source[member.start : member.end], member.first - 1)
                 if tree is None:
                     return None
                 if self._screen_body(tree.body[0].body, screen):
                     hit = True
+                    flagged[member.first] = tree.body[0].body
                     continue
             dropped.append((member.first, member.last))
         if hit:
-            self.kept[index] = dropped or None
+            self.kept[index] = dropped
+            self._members[index] = (members, flagged)
         self._note(index, hit)
         return True
 
     def _screen_class(self, index: int, node: ast.ClassDef, screen: Screen) -> bool:
         """Keep the methods that may hold a finding; class-level statements are kept with them."""
-        offset = self.units[index].first - 1
         dropped, hit = [], False
         for member in node.body:
             if self._screen_body([member], screen):
                 hit = True
             elif isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([member.lineno] + [d.lineno for d in member.decorator_list])
-                dropped.append((first + offset, member.end_lineno + offset))
+                dropped.append((first, member.end_lineno))
         if hit:
-            self.kept[index] = dropped or None
+            self.kept[index] = dropped
         return hit
 
     @staticmethod
@@ -294,19 +300,62 @@ class _Plan:
             self._words[index] = set(_WORD.findall(self.source, unit.start, unit.end))
         return self._words[index]
 
-    def render(self) -> tuple[str, list[int]]:
-        """The kept lines, and for each the number it has in the file."""
-        pieces: list[str] = []
-        line_map: list[int] = []
+    def assemble(self) -> Optional[ast.Module]:
+        """The kept statements as one module, each at its line in the file, reusing what the screen
+        parsed; None when a piece does not parse on its own (the caller then reads the whole file)."""
+        body: list[ast.stmt] = []
         for index, unit in enumerate(self.units):
             if index in self.kept:
-                dropped = {n for start, end in self.kept[index] or [] for n in range(start, end + 1)}
-                for number, line in enumerate(_LINE.findall(self.source, unit.start, unit.end), unit.first):
-                    if number not in dropped:
-                        pieces.append(line)
-                        line_map.append(number)
+                dropped = self.kept[index]
+                statements = self._whole(index) if not dropped else self._partial_class(index, dropped)
+                if statements is None:
+                    return None
+                body += statements
             elif index in self.stubs:
-                # The binding the definition makes, at its line and column, without its body.
-                pieces.append(f"class {unit.definition}: pass\n")
-                line_map.append(unit.first)
-        return "".join(pieces), line_map
+                body.append(_stand_in(unit))
+        return ast.Module(body=body, type_ignores=[])
+
+    def _whole(self, index: int) -> Optional[list[ast.stmt]]:
+        unit = self.units[index]
+        tree = self._trees.get(index) or _parse_at(self.source[unit.start : unit.end], unit.first)
+        return tree.body if tree is not None else None
+
+    def _partial_class(self, index: int, dropped: list[tuple[int, int]]) -> Optional[list[ast.stmt]]:
+        """A class with the members the screen cleared left out."""
+        if index in self._members:
+            members, flagged = self._members[index]
+            head = self._class_head(index, members[0])
+            if head is not None:
+                head.body += [statement for member in members for statement in flagged.get(member.first, [])]
+                return [head]
+        statements = self._whole(index)
+        if statements is None or len(statements) != 1 or not isinstance(statements[0], ast.ClassDef):
+            return statements
+        starts = {first for first, _ in dropped}
+        node = statements[0]
+        node.body = [m for m in node.body if _first_line(m) not in starts] or node.body
+        return statements
+
+    def _class_head(self, index: int, first_member: Unit) -> Optional[ast.ClassDef]:
+        """The class statement with what precedes its first member (docstring, class-level
+        statements), parsed on its own."""
+        unit = self.units[index]
+        line = self.source[first_member.start : self.source.find("\n", first_member.start) + 1 or None]
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        tree = _parse_at(self.source[unit.start : first_member.start] + f"{indent}pass\n", unit.first)
+        if tree is None or len(tree.body) != 1 or not isinstance(tree.body[0], ast.ClassDef):
+            return None
+        head = tree.body[0]
+        head.body.pop()  # the `pass` that closed the head
+        return head
+
+
+def _first_line(statement: ast.stmt) -> int:
+    decorators = getattr(statement, "decorator_list", None) or []
+    return min([statement.lineno] + [d.lineno for d in decorators])
+
+
+def _stand_in(unit: Unit) -> ast.ClassDef:
+    """`class name: pass` at the definition's first line: the binding kept code needs, without the body."""
+    stand_in = parse(f"class {unit.definition}: pass").body[0]
+    return ast.increment_lineno(stand_in, unit.first - 1)

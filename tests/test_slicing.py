@@ -1,6 +1,7 @@
 """The fast path (slice, screen, then the detector on the slice) reports exactly what the detector
 reports on whole files; and what it keeps of a file is what this says."""
 
+import ast
 import textwrap
 from pathlib import Path
 
@@ -217,7 +218,8 @@ def test_an_unused_assignment_is_left_out_and_a_used_one_kept() -> None:
             return jnp.where(x > 0, jnp.log(x + a), 0.0)
     """)
     sliced = slice_source(source, CatalogView(Settings()), scan_imports(source), spelled_calls(source, CatalogView(Settings()).select_leaf_names) or [])
-    assert "BIG" not in sliced.text and "FLOOR = 0.5" in sliced.text and "(a, b)" in sliced.text
+    kept = ast.unparse(sliced.tree)
+    assert "BIG" not in kept and "FLOOR = 0.5" in kept and "a, b = (FLOOR, 2)" in kept
     # FLOOR keeps log's argument off its pole; `a` is unknown, so only the audit rule speaks.
     assert [f[0] for f in assert_same(source)] == ["NAN401"]
 
@@ -285,8 +287,12 @@ def test_only_the_class_members_that_call_a_select_are_parsed_and_kept() -> None
     ''')
     sliced = slice_source(source, CatalogView(Settings()), scan_imports(source), spelled_calls(source, CatalogView(Settings()).select_leaf_names) or [])
     assert sliced.kind == SLICED
-    assert "scale = 2.0" in sliced.text and "async def leaky" in sliced.text
-    assert "unrelated" not in sliced.text and "Nested" not in sliced.text
+    kept = ast.unparse(sliced.tree)
+    assert "scale = 2.0" in kept and "async def leaky" in kept
+    assert "unrelated" not in kept and "Nested" not in kept
+    # Every node sits at its line in the file.
+    leaky = next(node for node in ast.walk(sliced.tree) if isinstance(node, ast.AsyncFunctionDef))
+    assert leaky.lineno == 19 and source.splitlines()[leaky.lineno - 1].strip().startswith("async def leaky")
     (finding,) = assert_same(source)
     assert finding[0] == "NAN001" and finding[1].row == 20
 
