@@ -25,8 +25,15 @@ class SourceText:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = line_starts(text)
+        self._starts: list[int] | None = None
         self._ascii: dict[int, bool] = {}
+
+    @property
+    def starts(self) -> list[int]:
+        """Where each line begins (found on first use: most files are analysed without reporting)."""
+        if self._starts is None:
+            self._starts = line_starts(self.text)
+        return self._starts
 
     def offset(self, line: int, column_bytes: int) -> int:
         """The character offset of a position `ast` gives (1-based line, UTF-8 byte column)."""

@@ -123,7 +123,10 @@ def spelled_calls(source: str, names: frozenset[str]) -> Optional[list[Call]]:
     for part in _search_parts(names):
         position = source.find(part)
         while position >= 0:
-            start, end = _identifier_around(source, position, len(part))
+            start = position
+            while start > 0 and (source[start - 1].isalnum() or source[start - 1] == "_"):
+                start -= 1
+            end = _WORD_TAIL.match(source, position + len(part)).end()
             if source[start:end] in names:
                 spelled = True
                 after = _skip_space(source, end)
@@ -135,6 +138,7 @@ def spelled_calls(source: str, names: frozenset[str]) -> Optional[list[Call]]:
     return sorted(calls, key=lambda c: c.offset)
 
 
+_WORD_TAIL = re.compile(r"\w*")
 _SPACE = " \t\r\n\\\f"
 
 
@@ -142,16 +146,6 @@ _SPACE = " \t\r\n\\\f"
 def _search_parts(names: frozenset[str]) -> tuple[str, ...]:
     """The names that contain no other name: finding these finds all (`max` finds `maximum`)."""
     return tuple(sorted(n for n in names if not any(other != n and other in n for other in names)))
-
-
-def _identifier_around(source: str, position: int, length: int) -> tuple[int, int]:
-    start = position
-    while start > 0 and (source[start - 1].isalnum() or source[start - 1] == "_"):
-        start -= 1
-    end = position + length
-    while end < len(source) and (source[end].isalnum() or source[end] == "_"):
-        end += 1
-    return start, end
 
 
 def _skip_space(source: str, position: int) -> int:
