@@ -27,6 +27,15 @@ _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun
 _LOOP_BODIES = {"while_loop": 1}
 
 
+class _Leave:
+    """On the walk's stack: undo what entering a node pushed, once its children are done."""
+
+    __slots__ = ("leave",)
+
+    def __init__(self, leave) -> None:
+        self.leave = leave
+
+
 class Contexts:
     """One pass over a module; then `excluded(call)` says whether a select call is never differentiated."""
 
@@ -42,32 +51,36 @@ class Contexts:
         self._resolved: Optional[set[str]] = None
 
     # --- collection ------------------------------------------------------------------------------
-    def visit(self, node: ast.AST) -> None:
-        kind = type(node)
-        if kind is ast.ClassDef:
-            self._note_use(node.name)
-            self._classes.append(any(self.code_for(b).endswith("Function") for b in node.bases))
-            self._visit_children(node)
-            self._classes.pop()
-        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef):
-            self._visit_function(node)
-        elif kind in (ast.With, ast.AsyncWith):
-            no_grad = any(word in self.code_for(item.context_expr) for item in node.items for word in _NO_GRAD)
-            self._no_grad += no_grad
-            self._visit_children(node)
-            self._no_grad -= no_grad
-        else:
-            if kind is ast.Call:
+    def visit(self, tree: ast.AST) -> None:
+        """Walk the tree once, depth first; entering a class, a function or a `with` pushes what
+        it says, and a marker on the stack pops it again after its children."""
+        stack: list = [tree]
+        while stack:
+            node = stack.pop()
+            if type(node) is _Leave:
+                node.leave()
+                continue
+            kind = type(node)
+            if kind is ast.ClassDef:
+                self._note_use(node.name)
+                self._classes.append(any(self.code_for(b).endswith("Function") for b in node.bases))
+                stack.append(_Leave(self._classes.pop))
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                stack.append(self._enter_function(node))
+            elif kind is ast.With or kind is ast.AsyncWith:
+                no_grad = any(word in self.code_for(item.context_expr) for item in node.items for word in _NO_GRAD)
+                self._no_grad += no_grad
+                stack.append(_Leave(lambda no_grad=no_grad: self._add_no_grad(-no_grad)))
+            elif kind is ast.Call:
                 self._visit_call(node)
             else:
                 self._note_names(node)
-            self._visit_children(node)
+            stack.extend(reversed(children(node)))
 
-    def _visit_children(self, node: ast.AST) -> None:
-        for child in children(node):
-            self.visit(child)
+    def _add_no_grad(self, change: int) -> None:
+        self._no_grad += change
 
-    def _visit_function(self, node) -> None:
+    def _enter_function(self, node) -> "_Leave":
         name = node.name
         decorators = [self.code_for(d) for d in node.decorator_list]
         if any(word in text for text in decorators for word in _CUSTOM_DECORATORS):
@@ -79,9 +92,12 @@ class Contexts:
         no_grad = any(word in text for text in decorators for word in _NO_GRAD)
         self._functions.append(self._qualify(name) if self._classes and self._classes[-1] else name)
         self._no_grad += no_grad
-        self._visit_children(node)
-        self._functions.pop()
-        self._no_grad -= no_grad
+
+        def leave() -> None:
+            self._functions.pop()
+            self._no_grad -= no_grad
+
+        return _Leave(leave)
 
     def _qualify(self, name: str) -> str:
         return f"<autograd.Function>.{name}"

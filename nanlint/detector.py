@@ -125,6 +125,7 @@ class Detector:
         self._code_cache: dict[int, str] = {}
         self.index = ScopeIndex(tree, self._may_select)
         self._contexts: Optional[Contexts] = None
+        self._variables_of: dict[tuple, set[str]] = {}
         # Tensor methods (`x.sqrt()`) count for the frameworks the file imports anywhere.
         self.imported_frameworks = frameworks if frameworks is not None else scan_imports(text).frameworks
 
@@ -466,7 +467,14 @@ class Detector:
 
     def _variables(self, node: ast.AST, env: _Env, depth: int) -> set[str]:
         """The root data names an expression is made of: locals are replaced by what they were
-        computed from, `depth` levels deep (`pi_x = x * pi` stands for `x`)."""
+        computed from, `depth` levels deep (`pi_x = x * pi` stands for `x`). Remembered: a local's
+        definition is expanded again for every site that reads it."""
+        key = (id(node), id(env.scope), env.position, depth)
+        if key not in self._variables_of:
+            self._variables_of[key] = self._expand_variables(node, env, depth)
+        return self._variables_of[key]
+
+    def _expand_variables(self, node: ast.AST, env: _Env, depth: int) -> set[str]:
         found: set[str] = set()
         for name, attribute in _data_names(node):
             binding = env.binding(name)

@@ -7,7 +7,7 @@ string, so the plain output is exactly the coloured one without its escape codes
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.console import Console
 from rich.text import Text
@@ -42,15 +42,18 @@ def render_concise(diagnostics: list[Diagnostic], *, color: bool, width: int) ->
 
 def render_full(diagnostics: list[Diagnostic], *, sources: dict[str, str], color: bool, width: int) -> str:
     lines: list[Text] = []
+    split: dict[str, list[str]] = {}  # each file's lines, split once however many findings it has
     for d in diagnostics:
         lines.append(_header(d))
         source = sources.get(d.filename)
+        if source is not None and d.filename not in split:
+            split[d.filename] = split_lines(source)
         if source is not None:
-            lines.extend(_frame(d, split_lines(source), width))
+            lines.extend(_frame(d, split[d.filename], width))
         if d.fix_title:
             lines.append(Text.assemble(("help:", HELP_STYLE), f" {d.fix_title}"))
         if source is not None and d.fix is not None and d.fix.edits:
-            lines.extend(_fix_preview(d, source))
+            lines.extend(_fix_preview(d, split[d.filename]))
         for related in d.related:
             lines.append(
                 Text.assemble(("note:", NOTE_STYLE), " ", _position(d.filename, related.location), f" {related.message}")
@@ -62,19 +65,24 @@ def render_full(diagnostics: list[Diagnostic], *, sources: dict[str, str], color
     return _to_string(lines, color=color, width=width)
 
 
-def _fix_preview(d: Diagnostic, source: str) -> list[Text]:
+def _fix_preview(d: Diagnostic, lines: list[str]) -> list[Text]:
     """The lines the fix changes, as `-`/`+` pairs, the way ruff shows a fix under its help line."""
     first = min(e.location.row for e in d.fix.edits)
     last = max(e.end_location.row for e in d.fix.edits)
-    before = split_lines(source)
-    after = split_lines(apply_edits(source, d.fix.edits))
-    added = len(after) - len(before)
+    before = lines[first - 1 : last]
+    # Only those lines are edited, with the edits' rows counted from the first of them.
+    shifted = [replace(e, location=_up(e.location, first - 1), end_location=_up(e.end_location, first - 1)) for e in d.fix.edits]
+    after = split_lines(apply_edits("\n".join(before), shifted))
     rows: list[Text] = []
-    for line in before[first - 1 : last]:
+    for line in before:
         rows.append(Text.assemble(("  - ", REMOVED_STYLE), (_printable(line), REMOVED_STYLE)))
-    for line in after[first - 1 : last + added]:
+    for line in after:
         rows.append(Text.assemble(("  + ", ADDED_STYLE), (_printable(line), ADDED_STYLE)))
     return rows
+
+
+def _up(location: Location, rows: int) -> Location:
+    return Location(location.row - rows, location.column)
 
 
 def _header(d: Diagnostic) -> Text:
