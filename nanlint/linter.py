@@ -16,7 +16,7 @@ from nanlint.rules import expand_selector, select_codes
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
 from nanlint.settings import Settings
 from nanlint.slicing import FULL, INVALID, NOTHING, SLICED, Slice, slice_source
-from nanlint.textscan import scan_imports, spelled_calls
+from nanlint.textscan import imports_under_another_name, scan_imports, spelled_calls
 
 if TYPE_CHECKING:
     from nanlint.detector import Detector
@@ -71,12 +71,16 @@ class Linter:
     def check_source(self, source: str, filename: str, path: Optional[Path] = None) -> FileResult:
         result = FileResult(filename, source)
         ignored = self._ignored_for(path or Path(filename))
-        calls = spelled_calls(source, self.catalog.select_leaf_names)
+        names = self.catalog.select_leaf_names
+        calls = spelled_calls(source, names)
         if calls is None:
             return result  # a cheap text test first: no select is spelled here at all
+        if not (calls or self.settings.parse_whole_files or imports_under_another_name(source, names)):
+            return result  # nor called, by its own name or another
         imports = scan_imports(source)
         # What the detector must see: the slice that can hold findings, or (without slicing, or when
-        # the text gives no safe cut) the whole file.
+        # the text gives no safe cut) the whole file. Without slicing, every text test but the
+        # first is skipped too: that path is the reference the others are checked against.
         sliced = Slice(FULL) if self.settings.parse_whole_files else slice_source(source, self.catalog, imports, calls)
         if sliced.kind == INVALID:
             error = sliced.error

@@ -48,6 +48,10 @@ class Scope:
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# Nodes that bind and call nothing themselves (their children may): the index passes them by,
+# and it never visits the ones that have no children (a name read, a constant).
+_PLAIN = frozenset({ast.Attribute, ast.BinOp, ast.Subscript, ast.Compare, ast.keyword, ast.Expr, ast.Return, ast.Tuple, ast.List})
+_CHILDLESS = frozenset({ast.Name, ast.Constant})
 
 
 def position(node: ast.AST) -> Position:
@@ -88,8 +92,8 @@ class ScopeIndex:
         stack: list[tuple[ast.AST, Scope]] = [(tree, self.module_scope)]
         while stack:
             node, scope = stack.pop()
-            inner = self._visit(node, scope)
-            stack.extend((child, inner) for child in reversed(children(node)))
+            inner = self._visit(node, scope) if type(node) not in _PLAIN else scope
+            stack.extend((child, inner) for child in reversed(children(node)) if type(child) not in _CHILDLESS)
 
     def _visit(self, node: ast.AST, scope: Scope) -> Scope:
         """Record what `node` binds or calls; returns the scope its children are in."""

@@ -61,7 +61,7 @@ def _check_all(linter: Linter, paths: list[Path], jobs: int) -> list[FileResult]
     if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL:
         return [linter.check_path(path) for path in track(paths, "Checking", len(paths))]
     with ProcessPoolExecutor(max_workers=jobs, initializer=_start, initargs=(linter.settings,)) as pool:
-        chunk = max(1, len(paths) // (jobs * 8))
+        chunk = max(1, len(paths) // (jobs * 32))  # small enough that no worker waits long at the end
         return list(track(pool.map(_check, paths, chunksize=chunk), "Checking", len(paths)))
 
 

@@ -304,21 +304,28 @@ class _Plan:
         """The kept statements as one module, each at its line in the file, reusing what the screen
         parsed; None when a piece does not parse on its own (the caller then reads the whole file)."""
         body: list[ast.stmt] = []
+        run: list[Unit] = []  # consecutive whole units the screen did not parse: parsed in one go
         for index, unit in enumerate(self.units):
-            if index in self.kept:
-                dropped = self.kept[index]
-                statements = self._whole(index) if not dropped else self._partial_class(index, dropped)
-                if statements is None:
+            whole = index in self.kept and not self.kept[index]
+            if whole and index not in self._trees:
+                run.append(unit)
+                continue
+            if run and not _extend(body, _parse_units(self.source, run)):
+                return None
+            run = []
+            if whole:
+                body += self._trees[index].body
+            elif index in self.kept:
+                if not _extend(body, self._partial_class(index, self.kept[index])):
                     return None
-                body += statements
             elif index in self.stubs:
                 body.append(_stand_in(unit))
+        if run and not _extend(body, _parse_units(self.source, run)):
+            return None
         return ast.Module(body=body, type_ignores=[])
 
     def _whole(self, index: int) -> Optional[list[ast.stmt]]:
-        unit = self.units[index]
-        tree = self._trees.get(index) or _parse_at(self.source[unit.start : unit.end], unit.first)
-        return tree.body if tree is not None else None
+        return self._trees[index].body if index in self._trees else _parse_units(self.source, [self.units[index]])
 
     def _partial_class(self, index: int, dropped: list[tuple[int, int]]) -> Optional[list[ast.stmt]]:
         """A class with the members the screen cleared left out."""
@@ -348,6 +355,19 @@ class _Plan:
         head = tree.body[0]
         head.body.pop()  # the `pass` that closed the head
         return head
+
+
+def _parse_units(source: str, units: list[Unit]) -> Optional[list[ast.stmt]]:
+    """The statements of consecutive units, parsed together at their lines in the file."""
+    tree = _parse_at(source[units[0].start : units[-1].end], units[0].first)
+    return tree.body if tree is not None else None
+
+
+def _extend(body: list[ast.stmt], statements: Optional[list[ast.stmt]]) -> bool:
+    if statements is None:
+        return False
+    body += statements
+    return True
 
 
 def _first_line(statement: ast.stmt) -> int:

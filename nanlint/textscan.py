@@ -69,6 +69,16 @@ def scan_imports(source: str) -> Imports:
     return Imports(frozenset(targets), frozenset(frameworks), renamed, {n: frozenset(t) for n, t in targets.items()})
 
 
+def imports_under_another_name(source: str, names: frozenset[str]) -> bool:
+    """Whether an import line may bind one of `names` under another name (`where as w`): only then
+    can a file that never calls a select by its own name call one."""
+    for start, end in _import_statement_lines(source):
+        line = source[start:end]
+        if " as " in line and any(name in line for name in names):
+            return True
+    return False
+
+
 def _import_statement_lines(source: str) -> Iterator[tuple[int, int]]:
     """Spans of the lines that spell `import`, each with what continues it (a backslash, or the
     parentheses of a from-import): the only text the import patterns need to read."""
