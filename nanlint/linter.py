@@ -42,9 +42,11 @@ class FileResult:
 class Linter:
     """Holds what every file of a run shares: settings, the catalog view, the selected codes."""
 
-    def __init__(self, settings: Settings, *, keep_analysis: bool = False) -> None:
+    def __init__(self, settings: Settings, *, keep_analysis: bool = False, digests: bool = True) -> None:
+        """`digests`: hash each file's bytes, for the result cache to store results under."""
         self.settings = settings
         self.keep_analysis = keep_analysis
+        self.digests = digests
         self.catalog = CatalogView(settings)
         self.codes = select_codes(settings.select, settings.ignore, settings.extend_select)
         self._per_file = [
@@ -65,22 +67,25 @@ class Linter:
             return FileResult(name, error=str(error))
         result = self.check_source(source, name, path=path)
         result.encoding = encoding
-        result.digest = content_hash(raw)
+        result.digest = content_hash(raw) if self.digests else None
         return result
 
     def check_source(self, source: str, filename: str, path: Optional[Path] = None) -> FileResult:
         result = FileResult(filename, source)
         ignored = self._ignored_for(path or Path(filename))
         names = self.catalog.select_leaf_names
-        calls = spelled_calls(source, names)
-        if calls is None:
-            return result  # a cheap text test first: no select is spelled here at all
-        if not (calls or self.settings.parse_whole_files or imports_under_another_name(source, names)):
-            return result  # nor called, by its own name or another
+        if self.settings.parse_whole_files:
+            calls = []
+            if not any(name in source for name in names):
+                return result  # no select is spelled here at all
+        else:
+            calls = spelled_calls(source, names)
+            if not calls and not imports_under_another_name(source, names):
+                return result  # cheap text tests first: no select is called here, by any name
         imports = scan_imports(source)
         # What the detector must see: the slice that can hold findings, or (without slicing, or when
-        # the text gives no safe cut) the whole file. Without slicing, every text test but the
-        # first is skipped too: that path is the reference the others are checked against.
+        # the text gives no safe cut) the whole file. Without slicing, the text tests are only the
+        # plainest one: that path is the reference the others are checked against.
         sliced = Slice(FULL) if self.settings.parse_whole_files else slice_source(source, self.catalog, imports, calls)
         if sliced.kind == INVALID:
             error = sliced.error

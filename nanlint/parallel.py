@@ -30,7 +30,7 @@ def check_paths(linter: Linter, paths: list[Path], jobs: int, cache: Optional[Re
     files whose content the cache has seen are not checked again."""
     results = [_cached(cache, path) if cache is not None else None for path in paths]
     todo = [i for i, r in enumerate(results) if r is None]
-    for index, result in zip(todo, _check_all(linter, [paths[i] for i in todo], jobs)):
+    for index, result in zip(todo, _check_all(linter, [paths[i] for i in todo], jobs, digests=cache is not None)):
         results[index] = result
         if cache is not None and result.digest is not None and result.error is None:
             # Stored under the hash of the bytes the check read, even if the file changed since the lookup.
@@ -57,17 +57,17 @@ def _cached(cache: ResultCache, path: Path) -> Optional[FileResult]:
     return result
 
 
-def _check_all(linter: Linter, paths: list[Path], jobs: int) -> list[FileResult]:
+def _check_all(linter: Linter, paths: list[Path], jobs: int, digests: bool) -> list[FileResult]:
     if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL:
         return [linter.check_path(path) for path in track(paths, "Checking", len(paths))]
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_start, initargs=(linter.settings,)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_start, initargs=(linter.settings, digests)) as pool:
         chunk = max(1, len(paths) // (jobs * 32))  # small enough that no worker waits long at the end
         return list(track(pool.map(_check, paths, chunksize=chunk), "Checking", len(paths)))
 
 
-def _start(settings: Settings) -> None:
+def _start(settings: Settings, digests: bool) -> None:
     global _linter
-    _linter = Linter(settings)
+    _linter = Linter(settings, digests=digests)
 
 
 def _check(path: Path) -> FileResult:

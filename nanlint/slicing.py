@@ -87,7 +87,7 @@ def _select_calls(source: str, catalog: CatalogView, imports: Imports, calls: li
     names = catalog.select_leaf_names
     aliases = frozenset(alias for alias, name in imports.renamed.items() if name in names and alias not in names)
     if aliases:
-        calls = calls + (spelled_calls(source, aliases) or [])
+        calls = calls + spelled_calls(source, aliases)
     return sorted(c.offset for c in calls if screen.may_call_a_select(_dotted_name(source, c), c.name))
 
 

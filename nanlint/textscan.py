@@ -122,33 +122,35 @@ class Call:
     dotted: bool  # `jnp.where(`, `x.where(`: an attribute (or maybe one), not a bare name
 
 
-def spelled_calls(source: str, names: frozenset[str]) -> Optional[list[Call]]:
-    """Every place one of `names` is called, by text; None when none of the names is spelled at all.
+def spelled_calls(source: str, names: frozenset[str]) -> list[Call]:
+    """Every place one of `names` is called, by text.
 
     Each name is found with `str.find` on its shortest part (`max` for `maximum`), which runs at
-    memory speed; only the hits are looked at in Python.
+    memory speed; only the hits are looked at in Python, and most (`max,`, `min)`) at one character.
     """
-    spelled = False
     calls: list[Call] = []
     for part in _search_parts(names):
         position = source.find(part)
         while position >= 0:
+            end = position + len(part)
+            if source[end : end + 1] not in _AFTER_A_CALLED_NAME:
+                position = source.find(part, end)
+                continue
             start = position
             while start > 0 and (source[start - 1].isalnum() or source[start - 1] == "_"):
                 start -= 1
-            end = _WORD_TAIL.match(source, position + len(part)).end()
+            end = _WORD_TAIL.match(source, end).end()
             if source[start:end] in names:
-                spelled = True
                 after = _skip_space(source, end)
                 if after < len(source) and source[after] == "(":
                     calls.append(Call(start, source[start:end], _is_dotted(source, start)))
             position = source.find(part, end)
-    if not spelled:
-        return None
     return sorted(calls, key=lambda c: c.offset)
 
 
 _WORD_TAIL = re.compile(r"\w*")
+# What can follow the searched part of a called name: the call, space before it, or more of the name.
+_AFTER_A_CALLED_NAME = frozenset("( \t\r\n\\#_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _SPACE = " \t\r\n\\\f"
 
 

@@ -41,7 +41,7 @@ def test_every_fixture_reports_the_same_sliced_and_whole(path: Path) -> None:
 
 def kind(source: str) -> str:
     settings = Settings()
-    return slice_source(source, CatalogView(settings), scan_imports(source), spelled_calls(source, CatalogView(settings).select_leaf_names) or []).kind
+    return slice_source(source, CatalogView(settings), scan_imports(source), spelled_calls(source, CatalogView(settings).select_leaf_names)).kind
 
 
 def src(text: str) -> str:
@@ -217,7 +217,7 @@ def test_an_unused_assignment_is_left_out_and_a_used_one_kept() -> None:
         def g(x):
             return jnp.where(x > 0, jnp.log(x + a), 0.0)
     """)
-    sliced = slice_source(source, CatalogView(Settings()), scan_imports(source), spelled_calls(source, CatalogView(Settings()).select_leaf_names) or [])
+    sliced = slice_source(source, CatalogView(Settings()), scan_imports(source), spelled_calls(source, CatalogView(Settings()).select_leaf_names))
     kept = ast.unparse(sliced.tree)
     assert "BIG" not in kept and "FLOOR = 0.5" in kept and "a, b = (FLOOR, 2)" in kept
     # FLOOR keeps log's argument off its pole; `a` is unknown, so only the audit rule speaks.
@@ -285,7 +285,7 @@ def test_only_the_class_members_that_call_a_select_are_parsed_and_kept() -> None
 
             limit = 3
     ''')
-    sliced = slice_source(source, CatalogView(Settings()), scan_imports(source), spelled_calls(source, CatalogView(Settings()).select_leaf_names) or [])
+    sliced = slice_source(source, CatalogView(Settings()), scan_imports(source), spelled_calls(source, CatalogView(Settings()).select_leaf_names))
     assert sliced.kind == SLICED
     kept = ast.unparse(sliced.tree)
     assert "scale = 2.0" in kept and "async def leaky" in kept
@@ -345,8 +345,8 @@ def test_called_names_are_found_by_text_across_lines_and_comments() -> None:
     text = "x = jnp.where(a, b)\nmaximum (1)\nz = (y.  # note\n  clip(3))\nminimize(3)\nw = (where  # c\n (1))\nclip_value = 3\n"
     calls = spelled_calls(text, frozenset({"where", "maximum", "clip"}))
     assert [(c.name, c.dotted) for c in calls] == [("where", True), ("maximum", True), ("clip", True), ("where", False)]
-    assert spelled_calls("no selects here", frozenset({"where"})) is None
-    assert spelled_calls("somewhere = 1", frozenset({"where"})) is None
+    assert spelled_calls("no selects here", frozenset({"where"})) == []
+    assert spelled_calls("somewhere(1); where_x(2); jnp.where", frozenset({"where"})) == []
 
 
 def test_a_call_the_text_resolves_to_no_select_is_not_parsed() -> None:
