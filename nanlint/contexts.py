@@ -25,6 +25,13 @@ _REGISTRATIONS = frozenset({"defjvp", "defvjp", "defjvps"})
 _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun"})
 # lax.while_loop(cond_fun, body_fun, init): JAX cannot differentiate a while loop in reverse mode.
 _LOOP_BODIES = {"while_loop": 1}
+# Every word the pass below reacts to; a text that spells none of them has no such code.
+_SIGNS = (*_CUSTOM_DECORATORS, *_NO_GRAD, *_REGISTRATIONS, *_WRAPPERS, *_LOOP_BODIES, "Function")
+
+
+def may_have_contexts(text: str) -> bool:
+    """Whether any code in `text` can be one that is never differentiated (substring tests only)."""
+    return any(sign in text for sign in _SIGNS)
 
 
 class _Leave:

@@ -16,7 +16,7 @@ import ast
 from nanlint.catalog import OPS, Arg, SelectFunction, SingularOp, is_finite_number, power_leak_domain
 from nanlint.catalog_view import BARRIER_METHODS, CatalogView
 from nanlint.conditions import affine_base, selected_values
-from nanlint.contexts import Contexts
+from nanlint.contexts import Contexts, may_have_contexts
 from nanlint.intervals import IntervalSet
 from nanlint.limits import MAX_INDIRECTION
 from nanlint.diagnostics import Location
@@ -151,7 +151,8 @@ class Detector:
         tells runs only once a site needs the answer."""
         if self._contexts is None:
             self._contexts = Contexts(self.code)
-            self._contexts.visit(self.tree)
+            if may_have_contexts(self.source.text):
+                self._contexts.visit(self.tree)
         return self._contexts.excluded(call)
 
     def locations(self, node: ast.AST, *, with_parentheses: bool = False) -> tuple[Location, Location]:
