@@ -13,11 +13,13 @@ is a tensor method of a framework the file imports.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, Union
+from typing import Iterator, Optional, Sequence, Union
 
 from nanlint.catalog import CONSTANT_NAME, METADATA_ATTRS
 from nanlint.catalog_view import CatalogView
 from nanlint.limits import MAX_DEPTH
+from nanlint.names import Position
+from nanlint.syntax import children
 from nanlint.textscan import Imports
 
 Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
@@ -30,37 +32,46 @@ class Screen:
         self._selects = _Lookup(catalog.select, catalog.select_function_leaves, imports)
         self._ops = _Lookup(catalog.op, catalog.op_function_leaves, imports)
 
-    def may_hold_finding(self, node: ast.AST, module_level: bool = False) -> bool:
+    def may_hold_finding(self, node: ast.AST, module_level: bool = False, at: Optional[Sequence[Position]] = None, walrus: bool = True) -> bool:
         """Whether the detector could report anything in `node` (a function, class member or statement).
 
         At module level a name may be bound by any other statement of the file, so every name counts
-        as one that could hold an op.
+        as one that could hold an op. `at`: where the text calls a select (the start of its name,
+        as a line and a byte column), when known; then only those calls are looked at, reached
+        by their position instead of a walk of everything. `walrus`: whether `:=` may bind a local.
         """
-        calls: list[ast.Call] = []
-        assigned: dict[str, list[ast.expr]] = {}
-        for sub in _descendants(node):
-            kind = type(sub)
-            if kind is ast.Call:
-                calls.append(sub)
-            elif kind is ast.Assign:
-                for target in sub.targets:
-                    if type(target) is ast.Name:
-                        assigned.setdefault(target.id, []).append(sub.value)
-            elif (kind is ast.AnnAssign or kind is ast.NamedExpr) and sub.value is not None and type(sub.target) is ast.Name:
-                assigned.setdefault(sub.target.id, []).append(sub.value)
         read: set[str] = set()  # names the selects read: they may hold an op through a local
-        for call in calls:
-            if self._is_select(call):
-                for value in _inputs(call):
-                    direct, names = self._scan(value)
-                    if direct:
-                        return True
-                    read |= names
-            elif self._is_op_call(call) and any(type(v) is ast.Call and self._is_select(v) for v in _inputs(call)):
+        for call, outer in self._select_calls(node, at):
+            for value in _inputs(call):
+                direct, names = self._scan(value)
+                if direct:
+                    return True
+                read |= names
+            if outer is not None and self._is_op_call(outer):
                 return True  # sqrt(maximum(x, 0)): NAN102
-        if module_level:
+        if module_level or not read:
             return bool(read)
-        return self._reaches_through_locals(read, assigned)
+        return self._reaches_through_locals(read, _assignments(node, walrus))
+
+    def _select_calls(self, node: ast.AST, at: Optional[Sequence[Position]]) -> Iterator[tuple[ast.Call, Optional[ast.Call]]]:
+        """Each select call, with the call that takes it as an argument or receiver (or None)."""
+        if at is None:
+            for sub in _descendants(node):
+                if type(sub) is ast.Call:
+                    for value in _inputs(sub):
+                        if type(value) is ast.Call and self._is_select(value):
+                            yield value, sub
+                    if self._is_select(sub):
+                        yield sub, None
+            return
+        for position in at:
+            path = _path_to(node, position)
+            for depth in range(len(path) - 2, -1, -1):
+                call = path[depth]
+                if type(call) is ast.Call and call.func is path[depth + 1]:
+                    if self._is_select(call):
+                        yield call, _taker(path[:depth], call)
+                    break
 
     def _reaches_through_locals(self, read: set[str], assigned: dict[str, list[ast.expr]]) -> bool:
         """Whether a local the selects read was assigned, maybe through other locals, from an
@@ -146,6 +157,59 @@ class _Lookup:
         return known
 
 
+def _path_to(node: ast.AST, position: Position) -> list[ast.AST]:
+    """The nodes from `node` down to the innermost one whose source holds `position`."""
+    path = [node]
+    while True:
+        for child in children(path[-1]):
+            if _holds(child, position):
+                path.append(child)
+                break
+        else:
+            return path
+
+
+def _holds(node: ast.AST, position: Position) -> bool:
+    if not hasattr(node, "lineno"):  # `arguments`, a comprehension's `for`: only their parts have places
+        return any(_holds(child, position) for child in children(node))
+    return (node.lineno, node.col_offset) <= position < (node.end_lineno, node.end_col_offset)
+
+
+def _taker(ancestors: list[ast.AST], call: ast.Call) -> Optional[ast.Call]:
+    """The call that takes `call` as an argument or a receiver, given the nodes above it."""
+    for node in reversed(ancestors):
+        if type(node) is ast.Call:
+            return node if any(value is call for value in _inputs(node)) else None
+        if type(node) not in (ast.keyword, ast.Starred, ast.Attribute):
+            return None
+    return None
+
+
+def _assignments(node: ast.AST, walrus: bool) -> dict[str, list[ast.expr]]:
+    """NAME -> the values assigned to it anywhere in `node`; statements only, unless `:=` may bind."""
+    assigned: dict[str, list[ast.expr]] = {}
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is ast.Assign:
+            for target in current.targets:
+                if type(target) is ast.Name:
+                    assigned.setdefault(target.id, []).append(current.value)
+        elif (kind is ast.AnnAssign or kind is ast.NamedExpr) and current.value is not None and type(current.target) is ast.Name:
+            assigned.setdefault(current.target.id, []).append(current.value)
+        if walrus:
+            stack.extend(children(current))
+        else:
+            for field in _BODIES:
+                statements = getattr(current, field, None)
+                if type(statements) is list:
+                    stack.extend(statements)
+    return assigned
+
+
+# Where statements hold statements: the walk for assignments needs no expression.
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 _NO_CHILDREN = (ast.Name, ast.Constant)
 

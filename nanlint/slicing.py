@@ -184,19 +184,30 @@ class _Plan:
                 verdict = self._screen_members(index, members, offsets, screen)
                 if verdict is not None:
                     return verdict
-        tree = _parse_at(self.source[unit.start : unit.end], unit.first)
+        text = self.source[unit.start : unit.end]
+        tree = _parse_at(text, unit.first)
         if tree is None:
             return False
         self._trees[index] = tree
+        at, walrus = self._positions(offsets), ":=" in text
         definition = tree.body[0] if unit.definition and len(tree.body) == 1 else None
         if isinstance(definition, ast.ClassDef):
-            hit = self._screen_class(index, definition, screen)
+            hit = self._screen_class(index, definition, screen, at, walrus)
         elif definition is not None:
-            hit = screen.may_hold_finding(definition)
+            hit = screen.may_hold_finding(definition, at=at, walrus=walrus)
         else:
-            hit = any(screen.may_hold_finding(s, module_level=True) for s in tree.body)
+            hit = any(screen.may_hold_finding(s, module_level=True, at=at, walrus=walrus) for s in tree.body)
         self._note(index, hit)
         return True
+
+    def _positions(self, offsets: list[int]) -> list[tuple[int, int]]:
+        """Offsets in the file as `ast` places them: line, and column in UTF-8 bytes."""
+        out = []
+        for offset in offsets:
+            line_start = self.source.rfind("\n", 0, offset) + 1
+            before = self.source[line_start:offset]
+            out.append((self.source.count("\n", 0, line_start) + 1, len(before) if before.isascii() else len(before.encode("utf-8"))))
+        return out
 
     def _screen_members(self, index: int, members: list[Unit], offsets: list[int], screen: Screen) -> Optional[bool]:
         """Parse and screen only the members of a class that call a select; None when a member does
@@ -204,11 +215,13 @@ class _Plan:
         dropped, hit = [], False
         flagged: dict[int, list[ast.stmt]] = {}
         for member in members:
-            if any(member.start <= o < member.end for o in offsets):
-                tree = _parse_at("class _:\n" + self.source[member.start : member.end], member.first - 1)
+            inside = [o for o in offsets if member.start <= o < member.end]
+            if inside:
+                text = self.source[member.start : member.end]
+                tree = _parse_at("class _:\n" + text, member.first - 1)
                 if tree is None:
                     return None
-                if self._screen_body(tree.body[0].body, screen):
+                if self._screen_body(tree.body[0].body, screen, self._positions(inside), ":=" in text):
                     hit = True
                     flagged[member.first] = tree.body[0].body
                     continue
@@ -219,11 +232,11 @@ class _Plan:
         self._note(index, hit)
         return True
 
-    def _screen_class(self, index: int, node: ast.ClassDef, screen: Screen) -> bool:
+    def _screen_class(self, index: int, node: ast.ClassDef, screen: Screen, at: list[tuple[int, int]], walrus: bool) -> bool:
         """Keep the methods that may hold a finding; class-level statements are kept with them."""
         dropped, hit = [], False
         for member in node.body:
-            if self._screen_body([member], screen):
+            if self._screen_body([member], screen, at, walrus):
                 hit = True
             elif isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([member.lineno] + [d.lineno for d in member.decorator_list])
@@ -233,9 +246,10 @@ class _Plan:
         return hit
 
     @staticmethod
-    def _screen_body(statements: list[ast.stmt], screen: Screen) -> bool:
+    def _screen_body(statements: list[ast.stmt], screen: Screen, at: list[tuple[int, int]], walrus: bool) -> bool:
         return any(
-            screen.may_hold_finding(s, module_level=not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))) for s in statements
+            screen.may_hold_finding(s, module_level=not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)), at=at, walrus=walrus)
+            for s in statements
         )
 
     def _note(self, index: int, hit: bool) -> None:
