@@ -139,7 +139,8 @@ class Contexts:
             self._note_use(node.asname or node.name.rsplit(".", 1)[-1])
 
     def _note_use(self, name: str) -> None:
-        self._uses[name].add(self._functions[-1] if self._functions else None)
+        if name.startswith("_"):  # only private helpers are ever read as part of a primal
+            self._uses[name].add(self._functions[-1] if self._functions else None)
 
     # --- queries ---------------------------------------------------------------------------------
     def excluded(self, call: ast.Call) -> bool:

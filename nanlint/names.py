@@ -201,8 +201,10 @@ def binding_at(scope: Scope, name: str, at: Position) -> Optional[Binding]:
         bindings = candidate.bindings.get(name)
         if not bindings:
             continue
-        before = [b for b in bindings if b.position < at]
-        return before[-1] if before else bindings[-1]
+        for binding in reversed(bindings):
+            if binding.position < at:
+                return binding  # the last one bound before `at`
+        return bindings[-1]
     return None
 
 
