@@ -30,7 +30,7 @@ from nanlint.parallel import check_paths, default_jobs
 from nanlint.progress import status
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
 from nanlint.linter import FileResult, Linter
-from nanlint.output import FORMATS, is_fixable, render, render_statistics
+from nanlint.output import DEFAULT_FORMAT, FORMATS, is_fixable, prepare, render, render_statistics
 from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
 from nanlint.settings import Settings
 
@@ -229,7 +229,8 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         in_process = any(options.get(k) for k in ("fix", "fix_only", "diff", "verify", "add_noqa"))
         jobs = 1 if in_process else (options.get("jobs") or default_jobs())
         cache = None if in_process or options.get("no_cache") else ResultCache(options.get("cache_dir") or default_cache_dir(settings), settings)
-        results = check_paths(linter, list(found.files), jobs, cache)
+        report_format = options["output_format"] or DEFAULT_FORMAT
+        results = check_paths(linter, list(found.files), jobs, cache, while_waiting=lambda: prepare(report_format))
         if cache is not None and (problem := cache.save()):
             _warn(problem)
         targets = list(found.files)
@@ -351,7 +352,7 @@ def _add_noqa(results: list[FileResult], targets: list[Optional[Path]], errors: 
 
 
 def _report_verification(diagnostics, sources, options, settings, errors) -> int:
-    fmt = options["output_format"] or "full"
+    fmt = options["output_format"] or DEFAULT_FORMAT
     if fmt in TEXT_FORMATS:
         color = _color(options)
         pairs = [(d, d.verification) for d in diagnostics if d.verification is not None]
@@ -412,7 +413,7 @@ def _apply_cli(settings: Settings, options: dict) -> Settings:
 
 
 def _report(diagnostics, sources: dict[str, str], options: dict, settings: Settings, *, applied: int = 0, to_stderr: bool = False) -> None:
-    fmt = options["output_format"] or "full"
+    fmt = options["output_format"] or DEFAULT_FORMAT
     color = _color(options)
     if options["statistics"]:
         text = render_statistics(diagnostics, "json" if fmt in ("json", "json-lines") else "text")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from nanlint.cache import ResultCache, content_hash
 from nanlint.linter import FileResult, LintError, Linter, decode_source
@@ -25,12 +25,16 @@ def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
-def check_paths(linter: Linter, paths: list[Path], jobs: int, cache: Optional[ResultCache] = None) -> list[FileResult]:
+def check_paths(
+    linter: Linter, paths: list[Path], jobs: int, cache: Optional[ResultCache] = None, while_waiting: Optional[Callable[[], None]] = None
+) -> list[FileResult]:
     """Check `paths` in order, with `jobs` processes (in this one when that is 1 or the list is short);
-    files whose content the cache has seen are not checked again."""
+    files whose content the cache has seen are not checked again. `while_waiting` is work for this
+    process while the workers check (the report's imports)."""
     results = [_cached(cache, path) if cache is not None else None for path in paths]
     todo = [i for i, r in enumerate(results) if r is None]
-    for index, result in zip(todo, _check_all(linter, [paths[i] for i in todo], jobs, digests=cache is not None)):
+    checked = _check_all(linter, [paths[i] for i in todo], jobs, digests=cache is not None, while_waiting=while_waiting)
+    for index, result in zip(todo, checked):
         results[index] = result
         if cache is not None and result.digest is not None and result.error is None:
             # Stored under the hash of the bytes the check read, even if the file changed since the lookup.
@@ -57,12 +61,15 @@ def _cached(cache: ResultCache, path: Path) -> Optional[FileResult]:
     return result
 
 
-def _check_all(linter: Linter, paths: list[Path], jobs: int, digests: bool) -> list[FileResult]:
+def _check_all(linter: Linter, paths: list[Path], jobs: int, digests: bool, while_waiting: Optional[Callable[[], None]]) -> list[FileResult]:
     if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL:
         return [linter.check_path(path) for path in track(paths, "Checking", len(paths))]
     with ProcessPoolExecutor(max_workers=jobs, initializer=_start, initargs=(linter.settings, digests)) as pool:
         chunk = max(1, len(paths) // (jobs * 32))  # small enough that no worker waits long at the end
-        return list(track(pool.map(_check, paths, chunksize=chunk), "Checking", len(paths)))
+        checked = pool.map(_check, paths, chunksize=chunk)  # every chunk is handed out here
+        if while_waiting is not None:
+            while_waiting()
+        return list(track(checked, "Checking", len(paths)))
 
 
 def _start(settings: Settings, digests: bool) -> None:

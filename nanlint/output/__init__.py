@@ -6,19 +6,32 @@ prints: the caller hands diagnostics in the order it wants and writes the string
 
 from __future__ import annotations
 
+import importlib
+
 from nanlint.diagnostics import Diagnostic
 from nanlint.output.common import is_fixable
-from nanlint.output.github import render_github
-from nanlint.output.gitlab import render_gitlab
-from nanlint.output.json_formats import render_json, render_json_lines
-from nanlint.output.junit import render_junit
-from nanlint.output.sarif import render_sarif
 from nanlint.output.statistics import render_statistics
-from nanlint.output.text import render_concise, render_full
 
 # In ruff's order, for the names both have.
 FORMATS = ("full", "concise", "json", "json-lines", "junit", "github", "gitlab", "sarif")
 DEFAULT_FORMAT = "full"
+# The module that renders each format, imported only when it is used (the text formats need rich).
+_MODULES = {
+    "full": "text",
+    "concise": "text",
+    "json": "json_formats",
+    "json-lines": "json_formats",
+    "junit": "junit",
+    "github": "github",
+    "gitlab": "gitlab",
+    "sarif": "sarif",
+}
+
+
+def prepare(fmt: str) -> None:
+    """Import what rendering `fmt` needs; the command does this while the workers check."""
+    if fmt in _MODULES:
+        importlib.import_module(f"nanlint.output.{_MODULES[fmt]}")
 
 
 def render(
@@ -34,23 +47,24 @@ def render(
 
     `color` and `width` only matter to the human formats; the others are never coloured.
     """
+    if fmt not in _MODULES:
+        raise ValueError(f"unknown output format `{fmt}` (expected one of: {', '.join(FORMATS)})")
+    module = importlib.import_module(f"nanlint.output.{_MODULES[fmt]}")
     if fmt == "full":
-        return render_full(diagnostics, sources=sources, color=color, width=width)
+        return module.render_full(diagnostics, sources=sources, color=color, width=width)
     if fmt == "concise":
-        return render_concise(diagnostics, color=color, width=width)
+        return module.render_concise(diagnostics, color=color, width=width)
     if fmt == "json":
-        return render_json(diagnostics)
+        return module.render_json(diagnostics)
     if fmt == "json-lines":
-        return render_json_lines(diagnostics)
-    if fmt == "junit":
-        return render_junit(diagnostics)
-    if fmt == "github":
-        return render_github(diagnostics)
+        return module.render_json_lines(diagnostics)
     if fmt == "gitlab":
-        return render_gitlab(diagnostics, sources=sources)
-    if fmt == "sarif":
-        return render_sarif(diagnostics)
-    raise ValueError(f"unknown output format `{fmt}` (expected one of: {', '.join(FORMATS)})")
+        return module.render_gitlab(diagnostics, sources=sources)
+    if fmt == "junit":
+        return module.render_junit(diagnostics)
+    if fmt == "github":
+        return module.render_github(diagnostics)
+    return module.render_sarif(diagnostics)
 
 
-__all__ = ["FORMATS", "DEFAULT_FORMAT", "render", "render_statistics", "is_fixable"]
+__all__ = ["FORMATS", "DEFAULT_FORMAT", "prepare", "render", "render_statistics", "is_fixable"]
