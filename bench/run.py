@@ -7,9 +7,12 @@ The pinned wheels of bench/corpus.txt are downloaded (hash-checked) and unpacked
 the repository (--corpus-dir, default ~/.cache/nanlint-bench). Then, in one go and on the same trees:
 nanlint cold (--no-cache), warm (a second run on an unchanged tree), with one job; ruff with its
 default rules; semgrep with bench/semgrep-nan.yaml; and nanlint on 1/4, 1/2 and all of the files.
-Each timing is the best wall time of --runs; peak memory is the largest sum of the resident memory
-of the command and all its processes, sampled every 20 ms. nanlint's findings must be identical on
-every path (cold, warm, one job, and with --check-identical the unsliced reference), or the run fails.
+Each timing is the best wall time of --runs, timed with nothing else running: ruff and nanlint's cold
+run take turns, so that a slow moment of the machine falls on both. Peak memory comes from one more
+run of each command: the largest sum of the resident memory of the command and all its processes,
+sampled every 20 ms (the sampling costs CPU, so that run is not timed). nanlint's findings must be
+identical on every path (cold, warm, one job, and with --check-identical the unsliced reference), or
+the run fails.
 """
 
 from __future__ import annotations
@@ -104,14 +107,16 @@ def _tree_rss_kb(root_pid: int) -> int:
     return total
 
 
-def measure(command: list[str], cwd: Path, env: Optional[dict] = None) -> Timing:
+def measure(command: list[str], cwd: Path, env: Optional[dict] = None, sample_memory: bool = False) -> Timing:
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
         process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.DEVNULL, env=env)
         peak = 0
-        while process.poll() is None:
-            peak = max(peak, _tree_rss_kb(process.pid))
-            time.sleep(SAMPLE_EVERY_S)
+        if sample_memory:
+            while process.poll() is None:
+                peak = max(peak, _tree_rss_kb(process.pid))
+                time.sleep(SAMPLE_EVERY_S)
+        process.wait()
         wall = time.perf_counter() - start
         if process.returncode not in (0, 1):
             sys.exit(f"bench: {' '.join(command[:4])} ... exited {process.returncode}")
@@ -120,12 +125,25 @@ def measure(command: list[str], cwd: Path, env: Optional[dict] = None) -> Timing
 
 
 def best_of(runs: int, command: list[str], cwd: Path, env: Optional[dict] = None, before=None) -> Timing:
-    timings = []
+    return best_of_each(runs, [command], cwd, env, before)[0]
+
+
+def best_of_each(runs: int, commands: list[list[str]], cwd: Path, env: Optional[dict] = None, before=None) -> list[Timing]:
+    """For each command, the best wall time of `runs` (the commands take turns), and the peak memory
+    of one more, sampled, run."""
+    walls: list[list[float]] = [[] for _ in commands]
     for _ in range(runs):
+        for index, command in enumerate(commands):
+            if before is not None:
+                before()
+            walls[index].append(measure(command, cwd, env).wall_s)
+    out = []
+    for index, command in enumerate(commands):
         if before is not None:
             before()
-        timings.append(measure(command, cwd, env))
-    return Timing(min(t.wall_s for t in timings), max(t.peak_mb for t in timings), timings[-1].stdout)
+        sampled = measure(command, cwd, env, sample_memory=True)
+        out.append(Timing(min(walls[index]), sampled.peak_mb, sampled.stdout))
+    return out
 
 
 def findings(json_output: str) -> list[tuple]:
@@ -188,9 +206,9 @@ def main() -> None:
         rows.append((tool, how, timing, n_files))
         print(f"bench: {tool} {how}: {timing.wall_s:.2f} s, {timing.peak_mb:.0f} MB", flush=True)
 
-    ruff_timing = best_of(args.runs, ruff + ["check", "--no-cache", "--isolated", "--exit-zero", "--quiet", *relative], workdir)
+    ruff_check = ruff + ["check", "--no-cache", "--isolated", "--exit-zero", "--quiet", *relative]
+    ruff_timing, cold = best_of_each(args.runs, [ruff_check, nanlint + ["--no-cache", *relative]], workdir)
     add("ruff", "check --no-cache (default rules)", ruff_timing)
-    cold = best_of(args.runs, nanlint + ["--no-cache", *relative], workdir)
     add("nanlint", "check --no-cache", cold)
     clear = lambda: shutil.rmtree(cache_dir, ignore_errors=True)  # noqa: E731
     filled = best_of(1, nanlint + ["--cache-dir", str(cache_dir), *relative], workdir, before=clear)
@@ -248,7 +266,7 @@ def render(names, n_files, lines, rows, ruff_timing, scaling, n_findings, identi
     ]
     for tool, how, t, count in rows:
         table.append(
-            f"| {tool} | `{how}` | {t.wall_s:.2f} | {count / t.wall_s:,.0f} | {lines / t.wall_s:,.0f} | {t.peak_mb:,.0f} | {t.wall_s / ruff_timing.wall_s:.1f} |"
+            f"| {tool} | `{how}` | {t.wall_s:.2f} | {count / t.wall_s:,.0f} | {lines / t.wall_s:,.0f} | {t.peak_mb:,.0f} | {t.wall_s / ruff_timing.wall_s:.2f} |"
         )
     scale = ["| files | lines | wall (s) | lines/s | peak memory (MB) |", "|---|---:|---:|---:|---:|"]
     for fraction, count, n_lines, t in scaling:
@@ -271,7 +289,8 @@ def render(names, n_files, lines, rows, ruff_timing, scaling, n_findings, identi
 BENCH_REPORT = """<!-- Written by bench/run.py; edit the script, not this section. -->
 ### {packages}
 
-{n_files} files, {lines} lines, on {machine}; {date}; {versions}. Best wall time of {runs} run(s).
+{n_files} files, {lines} lines, on {machine}; {date}; {versions}. Best wall time of {runs} run(s);
+ruff and nanlint's cold run took turns. Peak memory is from one more run of each, sampled (not timed).
 nanlint's {n_findings} findings were identical on every path: {identical_on}.
 
 {table}
