@@ -82,7 +82,12 @@ class Contexts:
                 self._visit_call(node)
             else:
                 self._note_names(node)
-            stack.extend(reversed(children(node)))
+            for child in reversed(children(node)):
+                child_kind = type(child)
+                if child_kind is ast.Name:
+                    self._note_use(child.id)  # a leaf: noted here rather than visited
+                elif child_kind is not ast.Constant:
+                    stack.append(child)
 
     def _add_no_grad(self, change: int) -> None:
         self._no_grad += change

@@ -189,7 +189,7 @@ class _Plan:
         if tree is None:
             return False
         self._trees[index] = tree
-        at, walrus = self._positions(offsets), ":=" in text
+        at, walrus = self._positions(unit, offsets), ":=" in text
         definition = tree.body[0] if unit.definition and len(tree.body) == 1 else None
         if isinstance(definition, ast.ClassDef):
             hit = self._screen_class(index, definition, screen, at, walrus)
@@ -200,13 +200,14 @@ class _Plan:
         self._note(index, hit)
         return True
 
-    def _positions(self, offsets: list[int]) -> list[tuple[int, int]]:
-        """Offsets in the file as `ast` places them: line, and column in UTF-8 bytes."""
+    def _positions(self, unit: Unit, offsets: list[int]) -> list[tuple[int, int]]:
+        """Offsets in `unit` as `ast` places them: line in the file, and column in UTF-8 bytes."""
         out = []
         for offset in offsets:
             line_start = self.source.rfind("\n", 0, offset) + 1
             before = self.source[line_start:offset]
-            out.append((self.source.count("\n", 0, line_start) + 1, len(before) if before.isascii() else len(before.encode("utf-8"))))
+            line = unit.first + self.source.count("\n", unit.start, line_start)
+            out.append((line, len(before) if before.isascii() else len(before.encode("utf-8"))))
         return out
 
     def _screen_members(self, index: int, members: list[Unit], offsets: list[int], screen: Screen) -> Optional[bool]:
@@ -221,7 +222,7 @@ class _Plan:
                 tree = _parse_at("class _:\n" + text, member.first - 1)
                 if tree is None:
                     return None
-                if self._screen_body(tree.body[0].body, screen, self._positions(inside), ":=" in text):
+                if self._screen_body(tree.body[0].body, screen, self._positions(member, inside), ":=" in text):
                     hit = True
                     flagged[member.first] = tree.body[0].body
                     continue
