@@ -85,12 +85,19 @@ def _import_statement_lines(source: str) -> Iterator[tuple[int, int]]:
     position = source.find("import")
     done = -1
     while position >= 0:
+        before, after = source[position - 1] if position else " ", source[position + 6 : position + 7]
+        if before.isalnum() or before in "_." or after not in _AFTER_IMPORT:  # `important`, `importlib`
+            position = source.find("import", position + 6)
+            continue
         start = source.rfind("\n", 0, position) + 1
         end = _statement_end(source, position)
         if start > done:
             yield start, end
             done = start
         position = source.find("import", max(end, position + 6))
+
+
+_AFTER_IMPORT = frozenset(" \t(\\")
 
 
 def _statement_end(source: str, position: int) -> int:
