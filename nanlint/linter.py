@@ -33,7 +33,7 @@ class FileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     error: Optional[str] = None
     encoding: str = "utf-8"
-    # The file's analysis, kept only when the verification harness will need it (it holds the CST).
+    # The file's analysis, kept only when the verification harness will need it (it holds the syntax tree).
     detector: Optional["Detector"] = None
     # The hash of the bytes these results are for: the key the result cache stores them under.
     digest: Optional[str] = None

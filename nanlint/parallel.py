@@ -1,4 +1,4 @@
-"""Checking many files on every core: one linter per worker process, results sent back without the CST.
+"""Checking many files on every core: one linter per worker process, results sent back without syntax trees.
 
 Only plain checks run here; fixing and verification need each file's analysis in this process. Plain
 checks also read and write the result cache.

@@ -7,10 +7,11 @@ class InvalidSyntax(Rule):
     Reports a syntax error in code nanlint has to read: a file that calls a select (`where`,
     `select`, a clamp) and does not parse. It is always on.
 
-    nanlint parses only what can hold a finding. A file that never spells a select call is not parsed
-    at all, and its syntax errors are left to the tools whose job that is (ruff, the compiler, the
-    test run). In a file that does call one, Python's own parser reads each top-level statement that
-    mentions it; when one of those fails, the whole file is parsed and the first error is reported.
+    nanlint parses only what can hold a finding. A file that never calls a select is not parsed at
+    all, and its syntax errors are left to the tools whose job that is (ruff, the compiler, the test
+    run). In a file that does call one, Python's own parser reads each function, class member or
+    top-level statement that calls it, and the statements those need; when one of them fails, the
+    whole file is parsed and the first error is reported.
 
     ## Why is this bad?
     The other rules cannot look inside the file, so a leak there would go unreported. The other
