@@ -14,10 +14,10 @@ import warnings
 from typing import Iterator
 
 from nanlint.source_lines import line_starts
+from nanlint.textscan import SPACE, skip_space
 
 # Before a `(`, these words start an expression; any other name before it is a call: `f (x)`.
 _EXPRESSION_KEYWORDS = frozenset(keyword.kwlist) - {"None", "True", "False"}
-_SPACE = " \t\f\r\n\\"
 
 
 class SourceText:
@@ -61,7 +61,7 @@ class SourceText:
         text = self.text
         while True:
             before = _skip_back(text, start)
-            after = _skip_forward(text, end)
+            after = skip_space(text, end)
             if before < 0 or after >= len(text) or text[before] != "(" or text[after] != ")" or _opens_a_call(text, before):
                 return start, end
             start, end = before, after + 1
@@ -79,22 +79,8 @@ class SourceText:
 
 def _skip_back(text: str, offset: int) -> int:
     index = offset - 1
-    while index >= 0 and text[index] in _SPACE:
+    while index >= 0 and text[index] in SPACE:
         index -= 1
-    return index
-
-
-def _skip_forward(text: str, offset: int) -> int:
-    index = offset
-    while index < len(text):
-        char = text[index]
-        if char == "#":
-            newline = text.find("\n", index)
-            index = len(text) if newline < 0 else newline
-        elif char in _SPACE:
-            index += 1
-        else:
-            break
     return index
 
 

@@ -148,7 +148,7 @@ def spelled_calls(source: str, names: frozenset[str]) -> list[Call]:
                 start -= 1
             end = _WORD_TAIL.match(source, end).end()
             if source[start:end] in names:
-                after = _skip_space(source, end)
+                after = skip_space(source, end)
                 if after < len(source) and source[after] == "(":
                     calls.append(Call(start, source[start:end], _is_dotted(source, start)))
             position = source.find(part, end)
@@ -158,7 +158,7 @@ def spelled_calls(source: str, names: frozenset[str]) -> list[Call]:
 _WORD_TAIL = re.compile(r"\w*")
 # What can follow the searched part of a called name: the call, space before it, or more of the name.
 _AFTER_A_CALLED_NAME = frozenset("( \t\r\n\\#_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-_SPACE = " \t\r\n\\\f"
+SPACE = " \t\r\n\\\f"  # what may stand between the parts of one expression
 
 
 @functools.lru_cache(maxsize=64)
@@ -167,14 +167,14 @@ def _search_parts(names: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(n for n in names if not any(other != n and other in n for other in names)))
 
 
-def _skip_space(source: str, position: int) -> int:
+def skip_space(source: str, position: int) -> int:
     """Past spaces, line breaks and comments (a call may be split over lines inside brackets)."""
     while position < len(source):
         char = source[position]
         if char == "#":
             newline = source.find("\n", position)
             position = len(source) if newline < 0 else newline
-        elif char in _SPACE:
+        elif char in SPACE:
             position += 1
         else:
             break
@@ -189,7 +189,7 @@ def _is_dotted(source: str, start: int) -> bool:
         before -= 1
     if before < 0 or source[before] in "\r\n":
         return True
-    while before >= 0 and source[before] in _SPACE:
+    while before >= 0 and source[before] in SPACE:
         before -= 1
     return before >= 0 and source[before] == "."
 
