@@ -141,7 +141,14 @@ class Contexts:
         elif kind is ast.arg:
             self._note_use(node.arg)
         elif kind is ast.alias:
-            self._note_use(node.asname or node.name.rsplit(".", 1)[-1])
+            self._note_use(node.name.rsplit(".", 1)[-1])
+            if node.asname:
+                self._note_use(node.asname)
+        elif kind is ast.ExceptHandler and node.name:
+            self._note_use(node.name)
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            for name in node.names:
+                self._note_use(name)
 
     def _note_use(self, name: str) -> None:
         if name.startswith("_"):  # only private helpers are ever read as part of a primal

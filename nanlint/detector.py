@@ -297,7 +297,7 @@ class Detector:
             return [Branch("true", true, True, cond), Branch("false", false, False, cond)]
         if sel.kind == "select_n":
             which = _arg(call, cond_spec)
-            cases = positional(call)[1:] if call.args and not isinstance(call.args[0], ast.Starred) else []
+            cases = [a for a in call.args[1:] if not isinstance(a, ast.Starred)]
             if len(cases) < 2 or which is None:
                 return []
             # Two cases: `which` is a predicate (case 1 where it holds); more: an index, no polarity.

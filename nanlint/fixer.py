@@ -18,6 +18,7 @@ from nanlint.detector import DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION, De
 from nanlint.diagnostics import Location
 from nanlint.fixes import DISPLAY_ONLY, SAFE, UNSAFE, Edit, Fix
 from nanlint.names import binding_at, position, qualified_name
+from nanlint.source_lines import split_lines
 from nanlint.syntax import call_arguments, children, positional, walk
 
 FIXABLE_CODES = frozenset({DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION})
@@ -28,6 +29,7 @@ _COMPOUND_STATEMENTS = (
     ast.AsyncFunctionDef, ast.ClassDef, ast.Match,
 ) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 # Calls into these look random or stateful: duplicating one changes the program's values.
+_WORD = re.compile(r"\w+")
 _IMPURE_NAME = re.compile(r"(^|\.)(random|rand\w*|dropout|uniform|normal|bernoulli|multinomial|shuffle|sample\w*|choice|permutation)(\.|$)")
 _TF_MODULES = ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2", "tensorflow.experimental.numpy")
 
@@ -48,7 +50,7 @@ class FixPlanner:
     def __init__(self, detector: Detector, source: str) -> None:
         self.detector = detector
         self.source = source
-        self.lines = source.splitlines(keepends=True)
+        self.lines = split_lines(source)
         self.newline = "\r\n" if "\r\n" in source else "\n"
         self._parents: Optional[dict[int, ast.AST]] = None
         self._taken: set[str] = set()
@@ -230,16 +232,21 @@ class FixPlanner:
         return None
 
     def _starts_a_line(self, statement: ast.stmt) -> bool:
-        """`x = f()` on its own line, or first of `a; b` on one; not the body of `if c: x = f()`."""
-        parent = self._parent_map().get(id(statement))
-        siblings = [s for s in children(parent) if isinstance(s, ast.stmt) and s.lineno == statement.lineno] if parent else [statement]
-        first = min(siblings, key=lambda s: s.col_offset)
-        line = self.detector.source.text[self.detector.source.starts[first.lineno - 1] :]
-        return line[: self.detector.source.column(first.lineno, first.col_offset)].strip() == ""
+        """`x = f()` alone at the start of its line: not the body of `if c: x = f()`, not after
+        `a;` (the new line would run before `a`), not on a line a backslash continues."""
+        source = self.detector.source
+        row = statement.lineno
+        line_start = source.starts[row - 1]
+        if source.text[line_start : source.offset(row, statement.col_offset)].strip():
+            return False
+        previous = split_lines(source.text[source.starts[row - 2] : line_start])[0] if row > 1 else ""
+        return not previous.endswith("\\")
 
     def _fresh_name(self) -> str:
         if self._all_names is None:
-            self._all_names = {name for node in walk(self.detector.tree) for name in _spelled_names(node)}
+            # Every word of the file, not just of the slice the detector read: a new name must
+            # clash with nothing, and must be the same name whichever part of the file was read.
+            self._all_names = set(_WORD.findall(self.source))
         for i in range(1000):
             candidate = "ok" if i == 0 else f"ok_{i}"
             if candidate not in self._all_names and candidate not in self._taken:
@@ -331,20 +338,3 @@ def _case_count(call: ast.Call) -> int:
 def _names_in(node: ast.AST) -> list[ast.Name]:
     """Names read or bound in `node` (not attribute names or keyword labels)."""
     return [n for n in walk(node) if isinstance(n, ast.Name)]
-
-
-def _spelled_names(node: ast.AST) -> tuple[str, ...]:
-    """Every identifier a node spells, so that a new local never clashes with one."""
-    if isinstance(node, ast.Name):
-        return (node.id,)
-    if isinstance(node, ast.Attribute):
-        return (node.attr,)
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return (node.name,)
-    if isinstance(node, ast.arg):
-        return (node.arg,)
-    if isinstance(node, ast.keyword) and node.arg is not None:
-        return (node.arg,)
-    if isinstance(node, ast.alias):
-        return tuple(filter(None, (node.name.split(".")[0], node.asname)))
-    return ()

@@ -19,6 +19,7 @@ from nanlint.catalog import CONSTANT_NAME, METADATA_ATTRS
 from nanlint.catalog_view import CatalogView
 from nanlint.limits import MAX_DEPTH
 from nanlint.names import Position
+from nanlint.names import position as start_position
 from nanlint.syntax import children
 from nanlint.textscan import Imports
 
@@ -64,7 +65,10 @@ class Screen:
                     if self._is_select(sub):
                         yield sub, None
             return
+        lost = False
         for position in at:
+            if not _holds(node, position):
+                continue  # a call in another statement
             path = _path_to(node, position)
             for depth in range(len(path) - 2, -1, -1):
                 call = path[depth]
@@ -72,6 +76,10 @@ class Screen:
                     if self._is_select(call):
                         yield call, _taker(path[:depth], call)
                     break
+            else:
+                lost = True  # the tree places it elsewhere (inside an f-string, on Python 3.11)
+        if lost:
+            yield from self._select_calls(node, None)
 
     def _reaches_through_locals(self, read: set[str], assigned: dict[str, list[ast.expr]]) -> bool:
         """Whether a local the selects read was assigned, maybe through other locals, from an
@@ -172,7 +180,7 @@ def _path_to(node: ast.AST, position: Position) -> list[ast.AST]:
 def _holds(node: ast.AST, position: Position) -> bool:
     if not hasattr(node, "lineno"):  # `arguments`, a comprehension's `for`: only their parts have places
         return any(_holds(child, position) for child in children(node))
-    return (node.lineno, node.col_offset) <= position < (node.end_lineno, node.end_col_offset)
+    return start_position(node) <= position < (node.end_lineno, node.end_col_offset)
 
 
 def _taker(ancestors: list[ast.AST], call: ast.Call) -> Optional[ast.Call]:

@@ -75,6 +75,8 @@ def slice_source(source: str, catalog: CatalogView, imports: Imports, calls: lis
             return _whole_file_verdict(source)
     if not plan.flagged:
         return Slice(NOTHING)
+    if plan.outside_functions:
+        return Slice(FULL)
     plan.close_over_dependencies()
     tree = plan.assemble()
     return Slice(SLICED, tree) if tree is not None else _whole_file_verdict(source)
@@ -142,7 +144,7 @@ def _whole_file_verdict(source: str) -> Slice:
 def _single_name_assigned(text: str) -> Optional[str]:
     """NAME for a statement that binds exactly NAME (`NAME = value`, `NAME: T = value`), else None."""
     match = _ASSIGNMENT.match(text)
-    if match is None or ":=" in text or _CHAINED.match(text) or _ANOTHER_STATEMENT.search(text):
+    if match is None or ":=" in text or ";" in text or _CHAINED.match(text) or _ANOTHER_STATEMENT.search(text):
         return None
     return match.group(1)
 
@@ -154,6 +156,9 @@ class _Plan:
         self.source = source
         self.units = units
         self.flagged = False
+        # A finding may sit in module or class code: its locals are used all over the file, which a
+        # fix must see, so such a file is read whole.
+        self.outside_functions = False
         # unit index -> None (the whole unit) or the line spans of class members to leave out.
         self.kept: dict[int, Optional[list[tuple[int, int]]]] = {}
         # `NAME = value` at top level: kept only when kept code uses NAME (a constant, an alias).
@@ -197,6 +202,7 @@ class _Plan:
             hit = screen.may_hold_finding(definition, at=at, walrus=walrus)
         else:
             hit = any(screen.may_hold_finding(s, module_level=True, at=at, walrus=walrus) for s in tree.body)
+            self.outside_functions |= hit
         self._note(index, hit)
         return True
 
@@ -246,12 +252,13 @@ class _Plan:
             self.kept[index] = dropped
         return hit
 
-    @staticmethod
-    def _screen_body(statements: list[ast.stmt], screen: Screen, at: list[tuple[int, int]], walrus: bool) -> bool:
-        return any(
-            screen.may_hold_finding(s, module_level=not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)), at=at, walrus=walrus)
-            for s in statements
-        )
+    def _screen_body(self, statements: list[ast.stmt], screen: Screen, at: list[tuple[int, int]], walrus: bool) -> bool:
+        for statement in statements:
+            in_function = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if screen.may_hold_finding(statement, module_level=not in_function, at=at, walrus=walrus):
+                self.outside_functions |= not in_function
+                return True
+        return False
 
     def _note(self, index: int, hit: bool) -> None:
         if hit and index not in self.kept:

@@ -78,10 +78,38 @@ class SourceText:
 
 
 def _skip_back(text: str, offset: int) -> int:
+    """The last character before `offset` that is neither space nor part of a comment; -1 if none."""
     index = offset - 1
-    while index >= 0 and text[index] in SPACE:
-        index -= 1
+    while index >= 0:
+        if text[index] in SPACE:
+            index -= 1
+            continue
+        comment = _comment_start(text, text.rfind("\n", 0, index) + 1, index)
+        if comment < 0:
+            return index
+        index = comment - 1
     return index
+
+
+def _comment_start(text: str, line_start: int, index: int) -> int:
+    """Where a comment that holds `index` starts on its line (a `#` outside quotes), or -1."""
+    if "#" not in text[line_start : index + 1]:
+        return -1
+    quote = ""
+    position = line_start
+    while position <= index:
+        char = text[position]
+        if quote:
+            if char == "\\":
+                position += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            return position
+        position += 1
+    return -1
 
 
 def _opens_a_call(text: str, paren: int) -> bool:

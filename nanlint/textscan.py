@@ -19,12 +19,15 @@ from nanlint.catalog import framework_of
 _STATEMENT_START = r"(?:^|[;:])[ \t]*"
 _NAMES = r"(?:\\\n|[^\n#;\\])+"
 _IMPORT = re.compile(_STATEMENT_START + r"import[ \t]+(" + _NAMES + ")", re.M)
-_FROM_IMPORT = re.compile(_STATEMENT_START + r"from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|" + _NAMES + ")", re.M)
+_FROM_IMPORT = re.compile(_STATEMENT_START + r"from[ \t]+(\.*[\w.]*(?:[ \t]*\.[ \t]*\w+)*)[ \t]+import[ \t]*(\((?:[^)#]|#[^\n]*)*\)|" + _NAMES + ")", re.M)
+_COMMENT = re.compile(r"#[^\n]*")
+_AS = re.compile(r"\bas\b")
 _ALIAS = re.compile(r"([\w.]+)(?:\s+as\s+(\w+))?")
+_SPACED_DOT = re.compile(r"[ \t]*\.[ \t]*")  # `jax . numpy` is `jax.numpy`
 
 # A top-level statement starts at column 0 with a name or a decorator; `else:` and friends continue one.
 # (Searched as a newline and the character after it: much faster than `^` in multiline mode.)
-_TOP_LEVEL = re.compile(r"\n[A-Za-z_@]")
+_TOP_LEVEL = re.compile(r"\n[^\W\d]|\n@")
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEFINITION = re.compile(r"(?:@|def\b|async[ \t]+def\b|class\b)")
 _DEF_NAME = re.compile(r"(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
@@ -52,17 +55,17 @@ def scan_imports(source: str) -> Imports:
     targets: dict[str, set[str]] = {}
     for start, end in _import_statement_lines(source):
         for match in _IMPORT.finditer(source, start, end):
-            for dotted, alias in _ALIAS.findall(match.group(1)):
+            for dotted, alias in _ALIAS.findall(_SPACED_DOT.sub(".", match.group(1))):
                 targets.setdefault(alias or dotted.split(".", 1)[0], set()).add(dotted if alias else dotted.split(".", 1)[0])
                 _note_framework(dotted, frameworks)
                 if alias and alias != dotted.rsplit(".", 1)[-1]:
                     renamed[alias] = dotted.rsplit(".", 1)[-1]
         for match in _FROM_IMPORT.finditer(source, start, end):
-            module = match.group(1)
+            module = _SPACED_DOT.sub(".", match.group(1))
             if module.startswith("."):
                 continue  # relative imports name the package itself, never a framework
             _note_framework(module, frameworks)
-            for name, alias in _ALIAS.findall(match.group(2).strip("()")):
+            for name, alias in _ALIAS.findall(_COMMENT.sub("", match.group(2)).strip("()")):
                 targets.setdefault(alias or name, set()).add(f"{module}.{name}")
                 if alias and alias != name:
                     renamed[alias] = name
@@ -74,7 +77,7 @@ def imports_under_another_name(source: str, names: frozenset[str]) -> bool:
     can a file that never calls a select by its own name call one."""
     for start, end in _import_statement_lines(source):
         line = source[start:end]
-        if " as " in line and any(name in line for name in names):
+        if _AS.search(line) and any(name in line for name in names):
             return True
     return False
 
@@ -97,6 +100,18 @@ def _import_statement_lines(source: str) -> Iterator[tuple[int, int]]:
         position = source.find("import", max(end, position + 6))
 
 
+def _closing_parenthesis(source: str, opening: int) -> int:
+    """The `)` that closes a from-import's names, past comments (`# see (x)`); -1 if none."""
+    position = opening + 1
+    while True:
+        close, comment = source.find(")", position), source.find("#", position)
+        if comment < 0 or close < comment:
+            return close
+        position = source.find("\n", comment)
+        if position < 0:
+            return -1
+
+
 _AFTER_IMPORT = frozenset(" \t(\\")
 
 
@@ -105,7 +120,7 @@ def _statement_end(source: str, position: int) -> int:
     while after < len(source) and source[after] in " \t":
         after += 1
     if after < len(source) and source[after] == "(":
-        close = source.find(")", after)
+        close = _closing_parenthesis(source, after)
         if close >= 0:
             after = close
     end = source.find("\n", after)
@@ -149,6 +164,8 @@ def spelled_calls(source: str, names: frozenset[str]) -> list[Call]:
             end = _WORD_TAIL.match(source, end).end()
             if source[start:end] in names:
                 after = skip_space(source, end)
+                while after < len(source) and source[after] == ")":  # `(jnp.where)(...)`
+                    after = skip_space(source, after + 1)
                 if after < len(source) and source[after] == "(":
                     calls.append(Call(start, source[start:end], _is_dotted(source, start)))
             position = source.find(part, end)
@@ -157,7 +174,7 @@ def spelled_calls(source: str, names: frozenset[str]) -> list[Call]:
 
 _WORD_TAIL = re.compile(r"\w*")
 # What can follow the searched part of a called name: the call, space before it, or more of the name.
-_AFTER_A_CALLED_NAME = frozenset("( \t\r\n\\#_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_AFTER_A_CALLED_NAME = frozenset("() \t\r\n\\#_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 SPACE = " \t\r\n\\\f"  # what may stand between the parts of one expression
 
 
@@ -220,7 +237,7 @@ def top_level_units(source: str, strings: Optional[list[int]] = None) -> Optiona
     decorated = False
     for match in _TOP_LEVEL.finditer(source):
         offset = match.start() + 1
-        if _inside(strings, offset) or _CONTINUATION.match(source, offset):
+        if _inside(strings, offset) or _CONTINUATION.match(source, offset) or _continued(source, match.start()):
             continue
         if not decorated:
             starts.append(offset)
@@ -246,8 +263,12 @@ def triple_quoted_spans(source: str) -> Optional[list[int]]:
     comments; None when the quotes do not pair up (a quote inside a one-line string, say)."""
     spans = _quotes_paired(source)
     if spans is not None and not any(_after_a_hash(source, offset) for offset in spans):
-        return spans
-    return _quotes_paired(source, skip_comments=True)  # a `#` before some quote: read comments too
+        found = spans
+    else:
+        found = _quotes_paired(source, skip_comments=True)  # a `#` before some quote: read comments too
+    if found is not None and any(source[offset - 1 : offset] in ("'", '"') for offset in found[0::2]):
+        return None  # `"'''"`: a triple quote inside a one-line string pairs with the wrong partner
+    return found
 
 
 def _quotes_paired(source: str, skip_comments: bool = False) -> Optional[list[int]]:
@@ -306,6 +327,14 @@ def class_members(source: str, unit: Unit, strings: list[int]) -> Optional[list[
         members.append(Unit(first, last, start, end))
         first = last + 1
     return members
+
+
+def _continued(source: str, newline: int) -> bool:
+    """Whether the line that ends at `newline` ends with a backslash: the next one continues it."""
+    before = newline - 1
+    if before >= 0 and source[before] == "\r":
+        before -= 1
+    return before >= 0 and source[before] == "\\"
 
 
 def _escaped(source: str, offset: int) -> bool:

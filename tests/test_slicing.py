@@ -364,3 +364,42 @@ def test_a_call_the_text_resolves_to_no_select_is_not_parsed() -> None:
         def f(x):
             return g(x).where(x > 0, torch.log(x))
     """)) == SLICED
+
+
+# Each is a way the text could mislead the cut, the screen or the import scan; found in review.
+TRICKY_SOURCES = {
+    "a select in a nested decorator": "import jax.numpy as jnp\ndef outer(x):\n    @dec(jnp.where(x > 0, jnp.sqrt(x), 0.0))\n    def inner(): pass\n    return inner\n",
+    "a select in an f-string": 'import jax.numpy as jnp\ndef f(x):\n    print(f"v={jnp.where(x > 0, jnp.sqrt(x), 0.0)}")\n',
+    "a parenthesized callee": "import jax.numpy as jnp\ndef f(x):\n    return (jnp.where)(x > 0, jnp.sqrt(x), 0.0)\n",
+    "a rename after a tab": "from jax.numpy import where\tas w, sqrt\ndef f(x):\n    return w(x > 0, sqrt(x), 0.0)\n",
+    "a rename across lines": "from jax.numpy import (where as\n    w, sqrt)\ndef f(x):\n    return w(x > 0, sqrt(x), 0.0)\n",
+    "a comment in an import's parentheses": "from jax.numpy import (\n    where,  # select (guarded)\n    sqrt,\n)\ndef f(x):\n    return where(x > 0, sqrt(x), 0.0)\n",
+    "spaces around an import's dots": "from jax . numpy import where, sqrt\ndef f(x):\n    return where(x > 0, sqrt(x), 0.0)\n",
+    "a statement after a semicolon": "DEBUG = False; import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\n",
+    "a constant after a semicolon": "import jax.numpy as jnp\nA = 1; LIMIT = 1.0\ndef f(x):\n    return jnp.where(x < LIMIT, jnp.sqrt(x + LIMIT), 0.0)\n",
+    "a statement that starts with a Greek letter": "import jax.numpy as jnp\ndef g():\n    pass\nε = 1.0\ndef f(x):\n    return jnp.where(x > 0, jnp.log(x + ε), 0.0)\n",
+    "triple quotes inside a one-line string": "import jax.numpy as jnp\ndef fake1(): return \"'''\"\nB = '''\ndef g(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\n''' ; C = '''\ndef junk(): pass\n'''\ndef fake2(): return \"'''\"\n",
+    "code in a backslash-continued string": 'import jax.numpy as jnp\ns = "\\\ndef g(x): return jnp.where(x > 0, jnp.sqrt(x), 0.0)  #\\\n"[0:0]\n',
+    "a module-level local used everywhere": "import jax.numpy as jnp\ns = jnp.sqrt(x)\ndef f(x):\n    return jnp.where(x > 0, s, 0.0)\ny = jnp.where(x > 0, s, 0.0)\n",
+    "a module-level name the fix must not reuse": "import jax.numpy as jnp\nok = 1\ndef f(x):\n    y = jnp.where(jnp.rand(x) > 0, jnp.sqrt(x), 0.0)\n    return y\n",
+}
+
+
+# What each reports (the same, sliced or whole): a guard the slice must keep, or a leak it must see.
+TRICKY_CODES = {
+    "a constant after a semicolon": [],
+    "a statement that starts with a Greek letter": [],
+    "triple quotes inside a one-line string": [],
+    "code in a backslash-continued string": [],
+    "a module-level local used everywhere": ["NAN002"],
+}
+
+
+@pytest.mark.parametrize("name", TRICKY_SOURCES)
+def test_text_that_could_mislead_the_slice_reports_as_the_whole_file(name: str) -> None:
+    assert [f[0] for f in assert_same(TRICKY_SOURCES[name])] == TRICKY_CODES.get(name, ["NAN001"])
+
+
+def test_a_fix_never_reuses_a_name_the_file_spells() -> None:
+    (finding,) = assert_same(TRICKY_SOURCES["a module-level name the fix must not reuse"])
+    assert finding[5][0][0].strip().startswith("ok_1 = ")
