@@ -6,7 +6,7 @@ from typing import Optional
 
 import ast
 
-from nanlint.detector import Detector, LeakSite
+from nanlint.detector import INDIRECT, Detector, LeakSite
 from nanlint.diagnostics import Diagnostic, Location, Related
 from nanlint.fixer import FixPlanner
 from nanlint.linter import FileResult, Linter, syntax_diagnostic
@@ -15,6 +15,7 @@ from nanlint.suppression import parse_suppressions
 from nanlint.syntax import parse
 
 MAX_SNIPPET = 60
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _OPERATOR_TEXT = {ast.Div: "/", ast.Mod: "%", ast.Pow: "**"}
 
 
@@ -22,7 +23,8 @@ def analyse(linter: Linter, result: FileResult, tree: Optional[ast.Module], fram
     """Fill `result` with the diagnostics for its source. `tree` is the part of the source that can
     hold findings (its nodes at their lines in the file), or None to parse the whole source;
     `frameworks` are those the source imports."""
-    if tree is None:
+    whole = tree is None
+    if whole:
         try:
             tree = parse(result.source)
         except SyntaxError as error:
@@ -37,6 +39,10 @@ def analyse(linter: Linter, result: FileResult, tree: Optional[ast.Module], fram
     except RecursionError:
         result.error = f"nanlint: {result.filename}: too deeply nested to analyse"
         return
+    if not whole and any(site.code == INDIRECT and not isinstance(site.scope.node, _FUNCTIONS) for site in sites):
+        # A module- or class-level local may be used anywhere in the file, and its fix depends on
+        # every use: the slice does not hold them all, so read the file whole (rare).
+        return analyse(linter, result, None, frameworks, ignored)
     if linter.keep_analysis:
         result.detector = detector
     if not sites:

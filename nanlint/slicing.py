@@ -75,8 +75,6 @@ def slice_source(source: str, catalog: CatalogView, imports: Imports, calls: lis
             return _whole_file_verdict(source)
     if not plan.flagged:
         return Slice(NOTHING)
-    if plan.outside_functions:
-        return Slice(FULL)
     plan.close_over_dependencies()
     tree = plan.assemble()
     return Slice(SLICED, tree) if tree is not None else _whole_file_verdict(source)
@@ -156,9 +154,6 @@ class _Plan:
         self.source = source
         self.units = units
         self.flagged = False
-        # A finding may sit in module or class code: its locals are used all over the file, which a
-        # fix must see, so such a file is read whole.
-        self.outside_functions = False
         # unit index -> None (the whole unit) or the line spans of class members to leave out.
         self.kept: dict[int, Optional[list[tuple[int, int]]]] = {}
         # `NAME = value` at top level: kept only when kept code uses NAME (a constant, an alias).
@@ -202,7 +197,6 @@ class _Plan:
             hit = screen.may_hold_finding(definition, at=at, walrus=walrus)
         else:
             hit = any(screen.may_hold_finding(s, module_level=True, at=at, walrus=walrus) for s in tree.body)
-            self.outside_functions |= hit
         self._note(index, hit)
         return True
 
@@ -252,13 +246,12 @@ class _Plan:
             self.kept[index] = dropped
         return hit
 
-    def _screen_body(self, statements: list[ast.stmt], screen: Screen, at: list[tuple[int, int]], walrus: bool) -> bool:
-        for statement in statements:
-            in_function = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-            if screen.may_hold_finding(statement, module_level=not in_function, at=at, walrus=walrus):
-                self.outside_functions |= not in_function
-                return True
-        return False
+    @staticmethod
+    def _screen_body(statements: list[ast.stmt], screen: Screen, at: list[tuple[int, int]], walrus: bool) -> bool:
+        return any(
+            screen.may_hold_finding(s, module_level=not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)), at=at, walrus=walrus)
+            for s in statements
+        )
 
     def _note(self, index: int, hit: bool) -> None:
         if hit and index not in self.kept:

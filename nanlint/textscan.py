@@ -27,7 +27,7 @@ _SPACED_DOT = re.compile(r"[ \t]*\.[ \t]*")  # `jax . numpy` is `jax.numpy`
 
 # A top-level statement starts at column 0 with a name or a decorator; `else:` and friends continue one.
 # (Searched as a newline and the character after it: much faster than `^` in multiline mode.)
-_TOP_LEVEL = re.compile(r"\n[^\W\d]|\n@")
+_TOP_LEVEL = re.compile(r"\n(?:[^\W\d]|@)")
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEFINITION = re.compile(r"(?:@|def\b|async[ \t]+def\b|class\b)")
 _DEF_NAME = re.compile(r"(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
