@@ -17,14 +17,15 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec  # imported where a .gitignore is read: most runs never need it
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 # (directory prefix ending in os.sep, spec of a .gitignore that lives in that directory)
-_Layer = tuple[str, pathspec.PathSpec]
+_Layer = tuple[str, "pathspec.PathSpec"]
 
 
 @dataclass
@@ -218,6 +219,8 @@ class _Walker:
 
     def _spec(self, file: str) -> Optional[pathspec.PathSpec]:
         if file not in self._specs:
+            import pathspec
+
             try:
                 with open(file, encoding="utf-8", errors="replace") as f:
                     self._specs[file] = pathspec.GitIgnoreSpec.from_lines(f.read().splitlines())

@@ -50,7 +50,7 @@ class FixPlanner:
     def __init__(self, detector: Detector, source: str) -> None:
         self.detector = detector
         self.source = source
-        self.lines = split_lines(source)
+        self._lines: Optional[list[str]] = None
         self.newline = "\r\n" if "\r\n" in source else "\n"
         self._parents: Optional[dict[int, ast.AST]] = None
         self._taken: set[str] = set()
@@ -200,7 +200,9 @@ class FixPlanner:
         statement = self._statement_for(site.select)
         if statement is not None:
             row = statement.lineno
-            indent = re.match(r"[ \t]*", self.lines[row - 1]).group(0)
+            if self._lines is None:
+                self._lines = split_lines(self.source)
+            indent = re.match(r"[ \t]*", self._lines[row - 1]).group(0)
             insert = Edit(f"{indent}{name} = {cond_text}{self.newline}", Location(row, 1), Location(row, 1))
             return name, [insert, self._replace(cond, name)]
         if site.method_form or self._in_comprehension_iterable(site.select):

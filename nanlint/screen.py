@@ -180,7 +180,8 @@ def _path_to(node: ast.AST, position: Position) -> list[ast.AST]:
 def _holds(node: ast.AST, position: Position) -> bool:
     if not hasattr(node, "lineno"):  # `arguments`, a comprehension's `for`: only their parts have places
         return any(_holds(child, position) for child in children(node))
-    return start_position(node) <= position < (node.end_lineno, node.end_col_offset)
+    start = start_position(node) if getattr(node, "decorator_list", None) else (node.lineno, node.col_offset)
+    return start <= position < (node.end_lineno, node.end_col_offset)
 
 
 def _taker(ancestors: list[ast.AST], call: ast.Call) -> Optional[ast.Call]:

@@ -55,21 +55,26 @@ def scan_imports(source: str) -> Imports:
     targets: dict[str, set[str]] = {}
     for start, end in _import_statement_lines(source):
         for match in _IMPORT.finditer(source, start, end):
-            for dotted, alias in _ALIAS.findall(_SPACED_DOT.sub(".", match.group(1))):
+            for dotted, alias in _ALIAS.findall(_without_spaced_dots(match.group(1))):
                 targets.setdefault(alias or dotted.split(".", 1)[0], set()).add(dotted if alias else dotted.split(".", 1)[0])
                 _note_framework(dotted, frameworks)
                 if alias and alias != dotted.rsplit(".", 1)[-1]:
                     renamed[alias] = dotted.rsplit(".", 1)[-1]
         for match in _FROM_IMPORT.finditer(source, start, end):
-            module = _SPACED_DOT.sub(".", match.group(1))
+            module = _without_spaced_dots(match.group(1))
             if module.startswith("."):
                 continue  # relative imports name the package itself, never a framework
             _note_framework(module, frameworks)
-            for name, alias in _ALIAS.findall(_COMMENT.sub("", match.group(2)).strip("()")):
+            names = match.group(2)
+            for name, alias in _ALIAS.findall((_COMMENT.sub("", names) if "#" in names else names).strip("()")):
                 targets.setdefault(alias or name, set()).add(f"{module}.{name}")
                 if alias and alias != name:
                     renamed[alias] = name
     return Imports(frozenset(targets), frozenset(frameworks), renamed, {n: frozenset(t) for n, t in targets.items()})
+
+
+def _without_spaced_dots(dotted: str) -> str:
+    return _SPACED_DOT.sub(".", dotted) if " ." in dotted or ". " in dotted or "\t" in dotted else dotted
 
 
 def imports_under_another_name(source: str, names: frozenset[str]) -> bool:
