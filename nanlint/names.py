@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from nanlint.syntax import children
+from nanlint.syntax import call_arguments, children
 
 Position = tuple[int, int]  # (line, byte column): ordering of bindings and uses within a file
 
@@ -183,7 +183,7 @@ class ScopeIndex:
     def _visit_call(self, node: ast.Call, scope: Scope) -> None:
         if self.interesting_call(node, self.renamed):
             self.calls.append((node, scope))
-        inner = [a.value if isinstance(a, ast.Starred) else a for a in node.args] + [k.value for k in node.keywords]
+        inner = call_arguments(node)
         if isinstance(node.func, ast.Attribute):
             inner.append(node.func.value)
         for value in inner:

@@ -13,17 +13,16 @@ is a tensor method of a framework the file imports.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, Sequence, Union
+from typing import Iterator, Optional, Sequence
 
 from nanlint.catalog import CONSTANT_NAME, METADATA_ATTRS
 from nanlint.catalog_view import CatalogView
 from nanlint.limits import MAX_DEPTH
 from nanlint.names import Position
 from nanlint.names import position as start_position
-from nanlint.syntax import children
+from nanlint.syntax import call_arguments, children
 from nanlint.textscan import Imports
 
-Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 
 
 class Screen:
@@ -242,7 +241,7 @@ def _descendants(node: ast.AST) -> Iterator[ast.AST]:
 
 def _inputs(call: ast.Call) -> list[ast.expr]:
     """Everything a call reads: its arguments and, for a method, its receiver."""
-    values = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+    values = call_arguments(call)
     if isinstance(call.func, ast.Attribute):
         values.append(call.func.value)
     return values
