@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
-import ast
-
-from nanlint.detector import INDIRECT, Detector, LeakSite
-from nanlint.diagnostics import Diagnostic, Location, Related
+from nanlint.detector import INDIRECT, OPERATORS, Detector, LeakSite
+from nanlint.diagnostics import Diagnostic, Related
 from nanlint.fixer import FixPlanner
 from nanlint.linter import FileResult, Linter, syntax_diagnostic
 from nanlint.rules import BY_CODE
@@ -16,7 +15,6 @@ from nanlint.syntax import parse
 
 MAX_SNIPPET = 60
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_OPERATOR_TEXT = {ast.Div: "/", ast.Mod: "%", ast.Pow: "**"}
 
 
 def analyse(linter: Linter, result: FileResult, tree: Optional[ast.Module], frameworks: frozenset[str], ignored: frozenset[str]) -> None:
@@ -80,12 +78,12 @@ def build_diagnostic(site: LeakSite, detector: Detector, filename: str) -> Diagn
     rule = BY_CODE[site.code]
     facts = site_facts(site, detector)
     primary = site.use.via if site.use.via is not None else site.use.node
-    start, end = _range(primary, detector)
+    start, end = detector.locations(primary)
     related = []
     if site.use.via is not None:
-        related.append(Related(f"`{facts['local']}` is computed by `{facts['op']}` here", *_range(site.use.node, detector)))
+        related.append(Related(f"`{facts['local']}` is computed by `{facts['op']}` here", *detector.locations(site.use.node)))
     if site.admitted is not None and site.branch.cond is not None:
-        related.append(Related(f"the condition selects the pole at {facts['admitted']}", *_range(site.branch.cond, detector)))
+        related.append(Related(f"the condition selects the pole at {facts['admitted']}", *detector.locations(site.branch.cond)))
     return Diagnostic(
         code=rule.CODE,
         name=rule.NAME,
@@ -101,10 +99,6 @@ def build_diagnostic(site: LeakSite, detector: Detector, filename: str) -> Diagn
         related=related,
         site=site,
     )
-
-
-def _range(node: ast.AST, detector: Detector) -> tuple[Location, Location]:
-    return detector.locations(node)
 
 
 def _suppression_lines(site: LeakSite, detector: Detector) -> tuple[set[int], set[int]]:
@@ -131,7 +125,7 @@ def _op_name(node: ast.AST, detector: Detector) -> str:
     if isinstance(node, ast.Call):
         return _snippet(detector.code(node.func))
     if isinstance(node, ast.BinOp):
-        return _OPERATOR_TEXT.get(type(node.op), "?")
+        return OPERATORS.get(type(node.op), "?")
     return _snippet(detector.code(node))
 
 

@@ -25,8 +25,13 @@ _REGISTRATIONS = frozenset({"defjvp", "defvjp", "defjvps"})
 _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun"})
 # lax.while_loop(cond_fun, body_fun, init): JAX cannot differentiate a while loop in reverse mode.
 _LOOP_BODIES = {"while_loop": 1}
+# What, written in one statement, can make a function elsewhere a custom primal: its decorator, a
+# registration, a wrapper, a loop that takes it as its body; or a class base whose name ends so, as
+# `torch.autograd.Function` does, for its `forward`. The slicer keeps what spells these (slicing.py).
+PRIMAL_WORDS = tuple(dict.fromkeys((*_CUSTOM_DECORATORS, *sorted(_REGISTRATIONS), *sorted(_WRAPPERS), *_LOOP_BODIES)))
+AUTOGRAD_BASE_ENDING = "Function"
 # Every word the pass below reacts to; a text that spells none of them has no such code.
-_SIGNS = (*_CUSTOM_DECORATORS, *_NO_GRAD, *_REGISTRATIONS, *_WRAPPERS, *_LOOP_BODIES, "Function")
+_SIGNS = (*PRIMAL_WORDS, AUTOGRAD_BASE_ENDING, *_NO_GRAD)
 
 
 def may_have_contexts(text: str) -> bool:
@@ -70,7 +75,7 @@ class Contexts:
             kind = type(node)
             if kind is ast.ClassDef:
                 self._note_use(node.name)
-                self._classes.append(any(self.code_for(b).endswith("Function") for b in node.bases))
+                self._classes.append(any(self.code_for(b).endswith(AUTOGRAD_BASE_ENDING) for b in node.bases))
                 stack.append(_Leave(self._classes.pop))
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 stack.append(self._enter_function(node))

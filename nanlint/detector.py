@@ -43,7 +43,7 @@ UNRELATED_CONDITION = "NAN401"
 _SHARED_RECEIVERS = frozenset({"self", "cls"})
 
 _OPERATOR_OPS = tuple(op for op in OPS if op.operator)
-_OPERATORS = {ast.Div: "/", ast.Mod: "%", ast.Pow: "**"}
+OPERATORS = {ast.Div: "/", ast.Mod: "%", ast.Pow: "**"}  # the binary operators with a singular derivative
 # What a walk for data does not enter: code there runs later, or never, with its own names.
 _NEW_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)
 _NONFINITE_NAMES = frozenset({"nan", "NaN", "NAN", "inf", "Inf", "infty", "NINF", "PINF"})
@@ -375,7 +375,7 @@ class Detector:
         return use if self._leaks(use.arg, use.leak_domain, use.op, env) else None
 
     def _operator_use(self, node: ast.BinOp, env: _Env) -> Optional[OpUse]:
-        operator = _OPERATORS.get(type(node.op))
+        operator = OPERATORS.get(type(node.op))
         if operator is None:
             return None
         if operator == "%" and is_string(node.left):

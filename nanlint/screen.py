@@ -5,9 +5,9 @@ It answers no when no select call in the code can see a singular op: not in its 
 through a local assigned from one, and no clamp sits directly inside an op (NAN102). Guards,
 conditions and contexts only ever remove findings, so the screen ignores them.
 
-A call counts as a select or an op when its last name is one the catalog knows and either its root
-name is imported somewhere in the file (the detector resolves functions only through imports) or it
-is a tensor method of a framework the file imports.
+A call counts as a select or an op when its dotted name resolves, through the file's imports, to a
+function the catalog knows (as the detector resolves it), or when it may be a tensor method of a
+framework the file imports (`x.where`, or an imported name that a local may rebind).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from nanlint.catalog_view import CatalogView
 from nanlint.limits import MAX_DEPTH
 from nanlint.names import Position
 from nanlint.names import position as start_position
-from nanlint.syntax import call_arguments, children
+from nanlint.syntax import call_arguments, children, is_string
 from nanlint.textscan import Imports
 
 
@@ -218,25 +218,13 @@ def _assignments(node: ast.AST, walrus: bool) -> dict[str, list[ast.expr]]:
 
 # Where statements hold statements: the walk for assignments needs no expression.
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
-_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
-_NO_CHILDREN = (ast.Name, ast.Constant)
-
-
 def _descendants(node: ast.AST) -> Iterator[ast.AST]:
-    """The node and every node under it, in no particular order; faster than `ast.walk` because it
-    skips the nodes that hold no others (names, constants, operators, contexts)."""
+    """The node and every node under it, in no particular order (cheaper than `syntax.walk`)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        if isinstance(current, _NO_CHILDREN):
-            continue
-        for name in current._fields:
-            value = getattr(current, name)
-            if type(value) is list:
-                stack.extend(item for item in value if isinstance(item, ast.AST) and not isinstance(item, _LEAVES))
-            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
-                stack.append(value)
+        stack.extend(children(current))
 
 
 def _inputs(call: ast.Call) -> list[ast.expr]:
@@ -251,7 +239,7 @@ def _operator_may_leak(node: ast.BinOp) -> bool:
     """`a / b`, `a % b`, `a ** p` unless the detector is sure to pass them by: a denominator that
     never depends on data, string formatting, or an exponent with a finite derivative everywhere."""
     if isinstance(node.op, (ast.Div, ast.Mod)):
-        if isinstance(node.op, ast.Mod) and isinstance(node.left, (ast.JoinedStr, ast.Constant)) and isinstance(getattr(node.left, "value", ""), str):
+        if isinstance(node.op, ast.Mod) and is_string(node.left):
             return False
         return not _never_data(node.right, 0)
     if isinstance(node.op, ast.Pow):
@@ -267,8 +255,6 @@ def _never_data(node: ast.AST, depth: int) -> bool:
         return False
     if isinstance(node, ast.Constant):
         return node.value is not Ellipsis
-    if isinstance(node, ast.Name):
-        return node.id in ("True", "False", "None")
     if isinstance(node, ast.Attribute):
         return bool(CONSTANT_NAME.match(node.attr)) or node.attr in METADATA_ATTRS
     if isinstance(node, ast.UnaryOp):

@@ -1,18 +1,16 @@
-"""The part of a file the detector must see: its lines that can matter, with their numbers in the file.
-
-Whole lines are kept, so columns do not move and a line map turns every position on the slice into
-the position on the file that suppressions, messages and fix edits use. What is kept:
+"""The part of a file the detector must see, as one `ast` module whose nodes sit at their lines in
+the file (so messages, suppressions and fix edits need nothing special). What is kept:
 - every top-level statement that is not a `def` or `class` (imports, `if`/`try` blocks: what names
   resolve to), except a plain `NAME = value` whose NAME the kept code never uses;
-- each function, and each method with its class's header and class-level statements, that the screen
-  says may hold a finding;
+- each function, and each class member with its class's header and the statements before its first
+  member, that the screen says may hold a finding;
 - what those depend on: a stand-in `class name: pass` for each top-level definition whose name they
   use (name resolution needs the binding, not the body), and, in files that give functions custom
   derivatives, every statement that could make a kept function a custom primal or a helper of one.
 
 `slice_source` says NOTHING when no finding is possible, FULL when the text gives no safe cut (the
 caller then parses the whole file), INVALID with Python's error for a file that does not parse, else
-the sliced text.
+SLICED with the module.
 """
 
 from __future__ import annotations
@@ -25,15 +23,21 @@ from typing import Optional
 from nanlint.catalog_view import CatalogView
 from nanlint.screen import Screen
 from nanlint.syntax import parse
-from nanlint.textscan import Call, Imports, Unit, class_members, spelled_calls, top_level_units, triple_quoted_spans, unit_index
+from nanlint.contexts import AUTOGRAD_BASE_ENDING, PRIMAL_WORDS
+from nanlint.textscan import (
+    Call,
+    Imports,
+    Unit,
+    class_members,
+    spelled_calls,
+    top_level_units,
+    triple_quoted_spans,
+    unit_index,
+    word_offsets,
+)
 
 NOTHING, FULL, SLICED, INVALID = "nothing", "full", "sliced", "invalid"
 
-# Words through which one statement can make a function elsewhere a custom-derivative primal
-# (see contexts.py): decorators, registrations, wrappers, loop bodies, and the base of a class whose
-# `forward` is one (`torch.autograd.Function`, read by its name's ending).
-_CONTEXT_WORDS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_derivative", "defjvp", "defjvps", "defvjp", "lower_fun", "while_loop")
-_CONTEXT_SUFFIX = "Function"  # any word that ends so: `torch.autograd.Function`, `AcquisitionFunction`
 _DEF_NAMES = re.compile(r"\bdef[ \t]+(\w+)")
 _WORD = re.compile(r"\w+")
 _ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)")
@@ -101,22 +105,6 @@ def _dotted_name(source: str, call: Call) -> Optional[list[str]]:
     if chain is None or _CHAIN_CONTINUES.match(source[line_start : chain.start()][-1:] or " "):
         return None
     return [*(part.strip() for part in chain.group(1).split(".")), call.name]
-
-
-def _word_offsets(text: str, word: str, whole: bool = True) -> list[int]:
-    """Where `word` is spelled as a word of its own, or (not `whole`) as the end of one."""
-    found = []
-    position = text.find(word)
-    while position >= 0:
-        end = position + len(word)
-        if not _is_word_char(text, end) and (not whole or not _is_word_char(text, position - 1)):
-            found.append(position)
-        position = text.find(word, end)
-    return found
-
-
-def _is_word_char(text: str, index: int) -> bool:
-    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
 def _parse_at(text: str, first_line: int) -> Optional[ast.Module]:
@@ -294,14 +282,13 @@ class _Plan:
     def _context_offsets(self) -> list[int]:
         """Where the file spells a context word (found with `str.find`: this runs on every file)."""
         if self._contexts is None:
-            found = [offset for word in _CONTEXT_WORDS for offset in _word_offsets(self.source, word)]
-            found += _word_offsets(self.source, _CONTEXT_SUFFIX, whole=False)
-            self._contexts = found
+            found = [offset for word in PRIMAL_WORDS for offset in word_offsets(self.source, word)]
+            self._contexts = found + word_offsets(self.source, AUTOGRAD_BASE_ENDING, whole=False)
         return self._contexts
 
     def _units_naming(self, name: str, starts: list[int]) -> set[int]:
         """The units whose text spells `name` as a word."""
-        return {unit_index(starts, offset) for offset in _word_offsets(self.source, name)}
+        return {unit_index(starts, offset) for offset in word_offsets(self.source, name)}
 
     def _def_names(self, index: int) -> set[str]:
         if index not in self._defs:

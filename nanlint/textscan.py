@@ -41,12 +41,15 @@ _MEMBER_LINE = re.compile(r"\n([ \t]+)(?:@|def\b|async[ \t]+def\b|class\b)")
 class Imports:
     """The names a file's import statements bind (anywhere in it) and the frameworks they come from."""
 
-    names: frozenset[str] = frozenset()
     frameworks: frozenset[str] = frozenset()
     # alias -> the imported name's last part, for `from jax.numpy import sqrt as s`.
     renamed: dict[str, str] = field(default_factory=dict)
     # name -> what it is bound to: `jnp` -> {"jax.numpy"}, `where` -> {"jax.numpy.where"}.
     targets: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(self.targets)
 
 
 def scan_imports(source: str) -> Imports:
@@ -70,7 +73,7 @@ def scan_imports(source: str) -> Imports:
                 targets.setdefault(alias or name, set()).add(f"{module}.{name}")
                 if alias and alias != name:
                     renamed[alias] = name
-    return Imports(frozenset(targets), frozenset(frameworks), renamed, {n: frozenset(t) for n, t in targets.items()})
+    return Imports(frozenset(frameworks), renamed, {n: frozenset(t) for n, t in targets.items()})
 
 
 def _without_spaced_dots(dotted: str) -> str:
@@ -164,7 +167,7 @@ def spelled_calls(source: str, names: frozenset[str]) -> list[Call]:
                 position = source.find(part, end)
                 continue
             start = position
-            while start > 0 and (source[start - 1].isalnum() or source[start - 1] == "_"):
+            while is_word_char(source, start - 1):
                 start -= 1
             end = _WORD_TAIL.match(source, end).end()
             if source[start:end] in names:
@@ -187,6 +190,22 @@ SPACE = " \t\r\n\\\f"  # what may stand between the parts of one expression
 def _search_parts(names: frozenset[str]) -> tuple[str, ...]:
     """The names that contain no other name: finding these finds all (`max` finds `maximum`)."""
     return tuple(sorted(n for n in names if not any(other != n and other in n for other in names)))
+
+
+def word_offsets(text: str, word: str, whole: bool = True) -> list[int]:
+    """Where `word` is spelled as a word of its own, or (not `whole`) as the end of one."""
+    found = []
+    position = text.find(word)
+    while position >= 0:
+        end = position + len(word)
+        if not is_word_char(text, end) and (not whole or not is_word_char(text, position - 1)):
+            found.append(position)
+        position = text.find(word, end)
+    return found
+
+
+def is_word_char(text: str, index: int) -> bool:
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
 def skip_space(source: str, position: int) -> int:
