@@ -10,8 +10,8 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from nanlint.linter import Linter
-from nanlint.settings import Settings
+from nanlint.check import Linter
+from nanlint.config.settings import Settings
 
 SLICED = Linter(Settings())
 WHOLE = Linter(Settings(parse_whole_files=True))

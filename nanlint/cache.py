@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 from nanlint import __version__
 from nanlint.diagnostics import Diagnostic
-from nanlint.settings import Settings
+from nanlint.config.settings import Settings
 
 CACHE_DIR_NAME = ".nanlint_cache"
 ENV_CACHE_DIR = "NANLINT_CACHE_DIR"

@@ -21,18 +21,19 @@ import click
 from nanlint import __version__
 from nanlint.cache import CACHE_DIR_NAME, ENV_CACHE_DIR, ResultCache, default_cache_dir
 from nanlint.cache import clean as clean_cache
-from nanlint.config import ConfigError, apply_overrides, find_config, load_settings
-from nanlint.discovery import discover
-from nanlint.fixes import UNSAFE
+from nanlint.config.load import ConfigError, apply_overrides, find_config, load_settings
+from nanlint.config.discovery import discover
+from nanlint.fix.model import Applicability
 from nanlint.adoption import BaselineError, add_noqa, new_findings, read_baseline, write_baseline
-from nanlint.fixing import fix_source, write_atomically
+from nanlint.fix.apply import fix_source
+from nanlint.fix.write import write_atomically
 from nanlint.parallel import check_paths, default_jobs
 from nanlint.progress import status
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
-from nanlint.linter import FileResult, Linter
-from nanlint.output import DEFAULT_FORMAT, FORMATS, is_fixable, prepare, render, render_statistics
+from nanlint.check import FileResult, Linter
+from nanlint.report import DEFAULT_FORMAT, FORMATS, is_fixable, prepare, render, render_statistics
 from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
-from nanlint.settings import Settings
+from nanlint.config.settings import Settings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 TEXT_FORMATS = ("full", "concise")
@@ -449,7 +450,7 @@ def _summary(diagnostics, applied: int) -> str:
         left = f"{len(diagnostics)} remaining" if diagnostics else "none remaining"
         return f"Found {total} {noun} ({applied} fixed, {left}).\n"
     fixable = sum(1 for d in diagnostics if is_fixable(d))
-    hidden = sum(1 for d in diagnostics if d.fix is not None and d.fix.edits and d.fix.applicability == UNSAFE and not d.fix.available)
+    hidden = sum(1 for d in diagnostics if d.fix is not None and d.fix.edits and d.fix.applicability is Applicability.UNSAFE and not d.fix.available)
     extra = f" ({fixable} fixable with `--fix`)" if fixable else ""
     hint = f"\n{hidden} hidden {'fix' if hidden == 1 else 'fixes'} can be enabled with `--unsafe-fixes`." if hidden else ""
     return f"Found {total} {noun}{extra}.{hint}\n"

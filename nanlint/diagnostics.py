@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+from nanlint.fix.model import Fix, Location
+
+if TYPE_CHECKING:
+    from nanlint.analysis.detector import LeakSite
+    from nanlint.verify.harness import Verification
 
 DOCS_URL = "https://nanlint.dev/rules/{code}"
-
-
-@dataclass(frozen=True, order=True)
-class Location:
-    """A 1-based row and column, as ruff prints them."""
-
-    row: int
-    column: int
-
-    def to_json(self) -> dict[str, int]:
-        return {"row": self.row, "column": self.column}
-
-    @classmethod
-    def from_json(cls, data: dict[str, int]) -> "Location":
-        return cls(data["row"], data["column"])
 
 
 @dataclass(frozen=True)
@@ -63,10 +54,10 @@ class Diagnostic:
     op: Optional[str] = None
     branch: Optional[str] = None
     related: list[Related] = field(default_factory=list)
-    site: Any = field(default=None, repr=False, compare=False)
-    fix: Any = None
+    site: Optional["LeakSite"] = field(default=None, repr=False, compare=False)
+    fix: Optional[Fix] = None
     # Set by `nanlint verify` / `--verify`: the XLA verdict on the finding and its fix.
-    verification: Any = None
+    verification: Optional["Verification"] = None
 
     @property
     def url(self) -> Optional[str]:
@@ -101,8 +92,6 @@ class Diagnostic:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Diagnostic":
         """The inverse of `to_json` for what a plain check produces (the cache stores that)."""
-        from nanlint.fixes import Fix
-
         return cls(
             code=data["code"],
             name=data["name"],

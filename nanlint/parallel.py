@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from nanlint.cache import ResultCache, content_hash
-from nanlint.linter import FileResult, LintError, Linter, decode_source
+from nanlint.check import FileResult, LintError, Linter, decode_source
 from nanlint.progress import track
-from nanlint.settings import Settings
+from nanlint.config.settings import Settings
 
 # Below this many files a pool costs more to start than it saves.
 MIN_FILES_FOR_POOL = 16

@@ -1,4 +1,4 @@
-"""nanlint.config: discovery, [tool.nanlint] keys, errors and --config overrides, on real files."""
+"""nanlint.config.load: discovery, [tool.nanlint] keys, errors and --config overrides, on real files."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from nanlint.catalog import OP_KEYS
-from nanlint.config import ConfigError, apply_overrides, find_config, load_settings
-from nanlint.settings import DEFAULT_EXCLUDES, DEFAULT_FRAMEWORKS, Settings
+from nanlint.catalog.tables import OP_KEYS
+from nanlint.config.load import ConfigError, apply_overrides, find_config, load_settings
+from nanlint.config.settings import DEFAULT_EXCLUDES, DEFAULT_FRAMEWORKS, Settings
 
 
 def write(path: Path, text: str) -> Path:
@@ -128,7 +128,7 @@ extend-safe-functions = ["mylib.safe_log", "other.safe_sqrt"]
 
 
 def test_every_key_names_a_settings_field():
-    from nanlint.config import _KEYS
+    from nanlint.config.load import _KEYS
 
     fields = {f.name for f in dataclasses.fields(Settings)}
     assert {key.replace("-", "_") for key in _KEYS} <= fields

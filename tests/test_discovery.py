@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nanlint.discovery import Discovery, discover, is_excluded
-from nanlint.settings import DEFAULT_EXCLUDES
+from nanlint.config.discovery import Discovery, discover, is_excluded
+from nanlint.config.settings import DEFAULT_EXCLUDES
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

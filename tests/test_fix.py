@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from nanlint.fixes import SAFE, UNSAFE, Edit
-from nanlint.fixing import fix_source
-from nanlint.linter import Linter, decode_source
-from nanlint.settings import Settings
+from nanlint.fix.model import Applicability, Edit
+SAFE, UNSAFE = Applicability.SAFE, Applicability.UNSAFE
+from nanlint.fix.apply import fix_source
+from nanlint.check import Linter, decode_source
+from nanlint.config.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 PAIRS = sorted(p for p in (FIXTURES / "fix").glob("*.py") if not p.name.endswith(".fixed.py"))

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from nanlint.linter import Linter
-from nanlint.settings import Settings
+from nanlint.check import Linter
+from nanlint.config.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CHECK_FIXTURES = sorted((FIXTURES / "check").glob("*.py")) + [FIXTURES / "example.py"]

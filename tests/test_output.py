@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 import nanlint
-from nanlint.diagnostics import DOCS_URL, Diagnostic, Location, Related
-from nanlint.fixes import Edit, Fix
-from nanlint.output import FORMATS, is_fixable, render, render_statistics
+from nanlint.diagnostics import DOCS_URL, Diagnostic, Related
+from nanlint.fix.model import Location
+from nanlint.fix.model import Applicability, Edit, Fix
+from nanlint.report import FORMATS, is_fixable, render, render_statistics
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 ANY_ESCAPE = "\x1b"
@@ -100,7 +101,7 @@ def fixable(applicability: str = "safe") -> Diagnostic:
         "`log` is singular at 0",
         fix_title="Use the double-where pattern",
         fix=Fix(
-            applicability,
+            Applicability(applicability),
             "Guard the input with a second `where`",
             [edit("jnp.log(jnp.where(x > 0, x, 1.0))", (5, 9), (5, 19))],
         ),

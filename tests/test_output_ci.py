@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from nanlint.diagnostics import Diagnostic, Location
-from nanlint.fixes import Edit, Fix
-from nanlint.output import FORMATS, render
+from nanlint.diagnostics import Diagnostic
+from nanlint.fix.model import Location
+from nanlint.fix.model import Applicability, Edit, Fix
+from nanlint.report import FORMATS, render
 
 SOURCE = """\
 import jax.numpy as jnp
@@ -73,7 +74,7 @@ def test_both_formats_are_offered():
 def test_gitlab_issue_has_the_keys_gitlab_requires():
     fixed = diag(
         *SQRT,
-        fix=Fix("safe", "Guard the input", [Edit("jnp.sqrt(jnp.where(x > 0, x, 1.0))", Location(5, 29), Location(5, 40))]),
+        fix=Fix(Applicability.SAFE, "Guard the input", [Edit("jnp.sqrt(jnp.where(x > 0, x, 1.0))", Location(5, 29), Location(5, 40))]),
     )
     [issue] = gitlab([fixed], {"model.py": SOURCE})
     assert GITLAB_REQUIRED <= issue.keys()

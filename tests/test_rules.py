@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from nanlint.linter import Linter
+from nanlint.check import Linter
 from nanlint.rules import BY_CODE, RULES, UnknownSelector, expand_selector, select_codes
-from nanlint.settings import Settings
+from nanlint.config.settings import Settings
 
 CASES_VALID = [(rule, case) for rule in RULES for case in rule.VALID]
 CASES_INVALID = [(rule, case) for rule in RULES for case in rule.INVALID]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from nanlint.catalog_view import CatalogView
-from nanlint.linter import Linter
-from nanlint.settings import Settings
-from nanlint.slicing import FULL, NOTHING, SLICED, slice_source
-from nanlint.textscan import scan_imports, spelled_calls, top_level_units
+from nanlint.catalog.lookup import CatalogView
+from nanlint.check import Linter
+from nanlint.config.settings import Settings
+from nanlint.prefilter.slicing import FULL, NOTHING, SLICED, slice_source
+from nanlint.prefilter.textscan import scan_imports, spelled_calls, top_level_units
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ALL_FIXTURES = sorted(FIXTURES.glob("**/*.py"))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from nanlint.fixing import fix_source
-from nanlint.linter import Linter
-from nanlint.settings import Settings
+from nanlint.fix.apply import fix_source
+from nanlint.check import Linter
+from nanlint.config.settings import Settings
 from nanlint.verify.harness import FAILED, UNVERIFIABLE, VERIFIED, verify
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "fix"

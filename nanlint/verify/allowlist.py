@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from nanlint.catalog import (
+from nanlint.catalog.tables import (
     BOUNDED_BELOW_FUNCTIONS,
     GRADIENT_SAFE,
     GRADIENT_SAFE_METHODS,

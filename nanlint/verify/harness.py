@@ -21,12 +21,12 @@ from typing import Any, Optional
 
 import ast
 
-from nanlint.catalog import OP_INDEX, canonical_names
-from nanlint.detector import Detector, LeakSite
+from nanlint.catalog.tables import OP_INDEX, canonical_names
+from nanlint.analysis.detector import Detector, LeakSite
 from nanlint.diagnostics import Diagnostic
 from nanlint.source_lines import line_starts
-from nanlint.names import binding_at
-from nanlint.syntax import is_number, parse
+from nanlint.analysis.names import binding_at
+from nanlint.analysis.syntax import is_number, parse
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing  # noqa: F401
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Callable
 
-from nanlint.fixing import FixOutcome, fix_source
-from nanlint.linter import FileResult, Linter
+from nanlint.fix.apply import FixOutcome, fix_source
+from nanlint.check import FileResult, Linter
 from nanlint.source_lines import line_starts
 from nanlint.verify.harness import VERIFIED, Verification, select_groups, select_span, verify
 

@@ -13,9 +13,9 @@ from typing import Any, Optional
 
 import ast
 
-from nanlint.catalog import framework_of
-from nanlint.names import Scope, binding_at, qualified_name
-from nanlint.syntax import is_number
+from nanlint.catalog.tables import framework_of
+from nanlint.analysis.names import Scope, binding_at, qualified_name
+from nanlint.analysis.syntax import is_number
 
 Tree = list[Any]
 

@@ -13,17 +13,17 @@ from typing import Iterator, Optional
 
 import ast
 
-from nanlint.catalog import OPS, Arg, SelectFunction, SingularOp, is_finite_number, power_leak_domain
-from nanlint.catalog_view import BARRIER_METHODS, CatalogView
-from nanlint.conditions import affine_base, selected_values
-from nanlint.contexts import Contexts, may_have_contexts
-from nanlint.intervals import IntervalSet
+from nanlint.catalog.tables import OPS, Arg, SelectFunction, SingularOp, is_finite_number, power_leak_domain
+from nanlint.catalog.lookup import BARRIER_METHODS, CatalogView
+from nanlint.analysis.conditions import affine_base, selected_values
+from nanlint.analysis.contexts import Contexts, may_have_contexts
+from nanlint.catalog.intervals import IntervalSet
 from nanlint.limits import MAX_INDIRECTION
-from nanlint.diagnostics import Location
-from nanlint.names import Binding, Position, Scope, ScopeIndex, binding_at, leaf_name, position, qualified_name
-from nanlint.syntax import SourceText, call_arguments, children, is_string, keyword_value, positional
-from nanlint.textscan import scan_imports
-from nanlint.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
+from nanlint.fix.model import Location
+from nanlint.analysis.names import Binding, Position, Scope, ScopeIndex, binding_at, leaf_name, position, qualified_name
+from nanlint.analysis.syntax import SourceText, call_arguments, children, is_string, keyword_value, positional
+from nanlint.prefilter.textscan import scan_imports
+from nanlint.analysis.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
 
 # Which side a clamp-like call bounds, by its name; clip/clamp depend on the bounds given.
 _LOWER_CLAMPS = frozenset({"maximum", "fmax", "max", "clamp_min"})

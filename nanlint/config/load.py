@@ -15,9 +15,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from nanlint.catalog import OP_KEYS
+from nanlint.catalog.tables import OP_KEYS
 from nanlint.rules import UnknownSelector, expand_selector
-from nanlint.settings import KNOWN_FRAMEWORKS, Settings
+from nanlint.config.settings import KNOWN_FRAMEWORKS, Settings
 
 # Searched in this order within one directory: as ruff does, a dedicated file beats pyproject.toml.
 CONFIG_NAMES: tuple[str, ...] = (".nanlint.toml", "nanlint.toml", "pyproject.toml")

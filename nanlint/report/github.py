@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.output.common import posix_path
+from nanlint.report.common import posix_path
 
 
 def render_github(diagnostics: list[Diagnostic]) -> str:

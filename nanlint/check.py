@@ -10,16 +10,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from nanlint.cache import content_hash
-from nanlint.catalog_view import CatalogView
-from nanlint.diagnostics import Diagnostic, Location
+from nanlint.catalog.lookup import CatalogView
+from nanlint.diagnostics import Diagnostic
+from nanlint.fix.model import Location
 from nanlint.rules import expand_selector, select_codes
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
-from nanlint.settings import Settings
-from nanlint.slicing import FULL, INVALID, NOTHING, SLICED, Slice, slice_source
-from nanlint.textscan import imports_under_another_name, scan_imports, spelled_calls
+from nanlint.config.settings import Settings
+from nanlint.prefilter.slicing import FULL, INVALID, NOTHING, SLICED, Slice, slice_source
+from nanlint.prefilter.textscan import imports_under_another_name, scan_imports, spelled_calls
 
 if TYPE_CHECKING:
-    from nanlint.detector import Detector
+    from nanlint.analysis.detector import Detector
 
 
 class LintError(Exception):
@@ -91,7 +92,7 @@ class Linter:
             error = sliced.error
             result.diagnostics = [syntax_diagnostic(filename, error.msg, error.lineno or 1, error.offset or 1)]
         elif sliced.kind != NOTHING:
-            from nanlint.analysis import analyse  # here: files the text tests clear never load the detector
+            from nanlint.rules.diagnose import analyse  # here: files the text tests clear never load the detector
 
             analyse(self, result, sliced.tree if sliced.kind == SLICED else None, imports.frameworks, ignored)
         return result

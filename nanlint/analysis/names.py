@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from nanlint.syntax import call_arguments, children
+from nanlint.analysis.syntax import call_arguments, children
 
 Position = tuple[int, int]  # (line, byte column): ordering of bindings and uses within a file
 

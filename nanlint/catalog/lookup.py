@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from nanlint.catalog import (
+from nanlint.catalog.tables import (
     GRADIENT_SAFE,
     OP_INDEX,
     OPS_BY_KEY,
@@ -16,7 +16,7 @@ from nanlint.catalog import (
     canonical_names,
     framework_of,
 )
-from nanlint.settings import Settings
+from nanlint.config.settings import Settings
 
 # Barriers: no gradient flows through them at all, so nothing inside can leak.
 BARRIERS = frozenset({"jax.lax.stop_gradient", "tensorflow.stop_gradient"})

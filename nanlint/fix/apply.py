@@ -2,14 +2,11 @@
 
 Each round lints the current text, applies the non-overlapping fixes that this run allows, and keeps
 the result only if it still parses and every applied fix removed its finding; otherwise the fixes
-are tried one at a time and the ones that misbehave are dropped and reported. Writing goes through a
-temporary file and a rename, keeping the file's mode, encoding, BOM and line endings.
+are tried one at a time and the ones that misbehave are dropped and reported. (Writing the result: write.py.)
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -17,9 +14,10 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.fixes import apply_edits, offset_of, overlaps
+from nanlint.fix.edits import apply_edits, offset_of
+from nanlint.fix.model import overlaps
 from nanlint.source_lines import line_starts
-from nanlint.linter import FileResult, Linter
+from nanlint.check import FileResult, Linter
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
 
 MAX_ROUNDS = 100  # as ruff: a fix that needs more rounds than this is not converging
@@ -149,21 +147,3 @@ def _non_overlapping(candidates: list[Diagnostic]) -> list[Diagnostic]:
 
 def _key(d: Diagnostic) -> tuple:
     return (d.code, d.message, tuple(e.content for e in d.fix.edits))
-
-
-def write_atomically(path: Path, text: str, encoding: str) -> None:
-    """Replace `path` with `text` in one rename: readers see the old file or the new one, never half."""
-    data = text.encode(encoding)
-    mode = path.stat().st_mode & 0o7777
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".nanlint")
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise

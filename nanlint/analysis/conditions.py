@@ -10,9 +10,9 @@ from typing import Callable, Optional
 
 import ast
 
-from nanlint.intervals import IntervalSet
-from nanlint.syntax import call_arguments
-from nanlint.values import Env, constant_value
+from nanlint.catalog.intervals import IntervalSet
+from nanlint.analysis.syntax import call_arguments
+from nanlint.analysis.values import Env, constant_value
 
 Selector = Callable[[float], IntervalSet]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path, PurePath
 
 from nanlint.diagnostics import Diagnostic
+from nanlint.fix.model import Applicability
 
 
 
@@ -12,7 +13,7 @@ def is_fixable(diagnostic: Diagnostic) -> bool:
     """Whether this run can apply the fix: a display-only fix is advice for a human, and an unsafe
     one counts only with --unsafe-fixes (the command sets `available`)."""
     fix = diagnostic.fix
-    return fix is not None and fix.applicability != "display-only" and getattr(fix, "available", True)
+    return fix is not None and fix.applicability is not Applicability.DISPLAY_ONLY and getattr(fix, "available", True)
 
 
 def cwd_relative(filename: str) -> tuple[PurePath, bool]:

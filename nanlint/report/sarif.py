@@ -8,8 +8,9 @@ from typing import Any
 from urllib.parse import quote
 
 import nanlint
-from nanlint.diagnostics import DOCS_URL, Diagnostic, Location, Related
-from nanlint.output.common import cwd_relative, is_fixable
+from nanlint.diagnostics import DOCS_URL, Diagnostic, Related
+from nanlint.fix.model import Location
+from nanlint.report.common import cwd_relative, is_fixable
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = DOCS_URL.split("/rules/")[0]
@@ -121,7 +122,7 @@ def _fix(d: Diagnostic, uri: str) -> dict[str, Any]:
     description = fix.get("message") or d.fix_title
     if description:
         sarif_fix = {"description": {"text": description}, **sarif_fix}
-    sarif_fix["properties"] = {"applicability": d.fix.applicability}
+    sarif_fix["properties"] = {"applicability": d.fix.applicability.value}
     return sarif_fix
 
 

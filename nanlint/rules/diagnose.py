@@ -5,13 +5,13 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from nanlint.detector import INDIRECT, OPERATORS, Detector, LeakSite
+from nanlint.analysis.detector import INDIRECT, OPERATORS, Detector, LeakSite
 from nanlint.diagnostics import Diagnostic, Related
-from nanlint.fixer import FixPlanner
-from nanlint.linter import FileResult, Linter, syntax_diagnostic
+from nanlint.fix.plan import FixPlanner
+from nanlint.check import FileResult, Linter, syntax_diagnostic
 from nanlint.rules import BY_CODE
 from nanlint.suppression import parse_suppressions
-from nanlint.syntax import parse
+from nanlint.analysis.syntax import parse
 
 MAX_SNIPPET = 60
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)

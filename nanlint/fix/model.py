@@ -1,14 +1,34 @@
-"""Fixes as data: text edits with ruff's applicability levels, and how to apply them to a source."""
+"""Fixes as data, apart from everything else: a place in a file, a text edit, and a fix with ruff's
+applicability levels. This module imports nothing from nanlint, so every stage can use it."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from nanlint.diagnostics import Location
-from nanlint.source_lines import line_starts
 
-SAFE, UNSAFE, DISPLAY_ONLY = "safe", "unsafe", "display-only"
+@dataclass(frozen=True, order=True)
+class Location:
+    """A 1-based row and column, as ruff prints them."""
+
+    row: int
+    column: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"row": self.row, "column": self.column}
+
+    @classmethod
+    def from_json(cls, data: dict[str, int]) -> "Location":
+        return cls(data["row"], data["column"])
+
+
+class Applicability(str, enum.Enum):
+    """ruff's levels: SAFE is applied by --fix, UNSAFE needs --unsafe-fixes, DISPLAY_ONLY never is."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY_ONLY = "display-only"
 
 
 @dataclass(frozen=True)
@@ -29,27 +49,23 @@ class Edit:
 
 @dataclass
 class Fix:
-    applicability: str  # SAFE: applied by --fix; UNSAFE: needs --unsafe-fixes; DISPLAY_ONLY: never applied
+    applicability: Applicability
     message: str
     edits: list[Edit] = field(default_factory=list)
     # Whether this run may apply it (set by the command from --unsafe-fixes); drives the `[*]` marker.
     available: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"applicability": self.applicability, "message": self.message, "edits": [e.to_json() for e in self.edits]}
+        return {"applicability": self.applicability.value, "message": self.message, "edits": [e.to_json() for e in self.edits]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Fix":
-        return cls(data["applicability"], data["message"], [Edit.from_json(e) for e in data["edits"]])
+        return cls(Applicability(data["applicability"]), data["message"], [Edit.from_json(e) for e in data["edits"]])
 
     def applies(self, unsafe_fixes: bool) -> bool:
-        if not self.edits or self.applicability == DISPLAY_ONLY:
+        if not self.edits or self.applicability is Applicability.DISPLAY_ONLY:
             return False
-        return self.applicability == SAFE or unsafe_fixes
-
-
-def offset_of(location: Location, starts: list[int]) -> int:
-    return starts[location.row - 1] + location.column - 1
+        return self.applicability is Applicability.SAFE or unsafe_fixes
 
 
 def overlaps(a: Iterable[Edit], b: Iterable[Edit]) -> bool:
@@ -64,13 +80,3 @@ def _touch(x: Edit, y: Edit) -> bool:
         return True  # the ranges share text
     # An insertion strictly inside the other edit's range.
     return any(p.location == p.end_location and q.location < p.location < q.end_location for p, q in ((x, y), (y, x)))
-
-
-def apply_edits(source: str, edits: list[Edit]) -> str:
-    """Apply non-overlapping edits, last first so earlier offsets stay valid."""
-    starts = line_starts(source)
-    spans = sorted(((offset_of(e.location, starts), offset_of(e.end_location, starts), e.content) for e in edits), reverse=True)
-    out = source
-    for start, end, content in spans:
-        out = out[:start] + content + out[end:]
-    return out

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.output.common import is_fixable
+from nanlint.report.common import is_fixable
 
 
 @dataclass

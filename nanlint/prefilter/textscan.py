@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
-from nanlint.catalog import framework_of
+from nanlint.catalog.tables import framework_of
 
 # `import a.b as c, d` and `from m import (x as y, z)`: at any indentation, after `;` or `try:`,
 # continued by a backslash. Text in strings that looks like an import only adds names: harmless.

@@ -15,13 +15,13 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional, Sequence
 
-from nanlint.catalog import CONSTANT_NAME, METADATA_ATTRS
-from nanlint.catalog_view import CatalogView
+from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS
+from nanlint.catalog.lookup import CatalogView
 from nanlint.limits import MAX_DEPTH
-from nanlint.names import Position
-from nanlint.names import position as start_position
-from nanlint.syntax import call_arguments, children, is_string
-from nanlint.textscan import Imports
+from nanlint.analysis.names import Position
+from nanlint.analysis.names import position as start_position
+from nanlint.analysis.syntax import call_arguments, children, is_string
+from nanlint.prefilter.textscan import Imports
 
 
 

@@ -14,12 +14,12 @@ from typing import Callable, Optional
 
 import ast
 
-from nanlint.detector import DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION, Detector, LeakSite
-from nanlint.diagnostics import Location
-from nanlint.fixes import DISPLAY_ONLY, SAFE, UNSAFE, Edit, Fix
-from nanlint.names import binding_at, position, qualified_name
+from nanlint.analysis.detector import DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION, Detector, LeakSite
+from nanlint.fix.model import Location
+from nanlint.fix.model import Applicability, Edit, Fix
+from nanlint.analysis.names import binding_at, position, qualified_name
 from nanlint.source_lines import split_lines
-from nanlint.syntax import call_arguments, children, positional, walk
+from nanlint.analysis.syntax import call_arguments, children, positional, walk
 
 FIXABLE_CODES = frozenset({DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION})
 # A statement cannot be inserted before code inside these: it runs later, or per item.
@@ -61,13 +61,13 @@ class FixPlanner:
             return None
         if not site.use.op.elementwise:
             return Fix(
-                DISPLAY_ONLY,
+                Applicability.DISPLAY_ONLY,
                 f"{title}: `{site.use.op.key}` reduces over its argument, so mask at the reduction's granularity "
                 "(e.g. `ok = any(v != 0, axis=-1, keepdims=True)` and `norm(where(ok, v, 1.0))`), not elementwise",
             )
         spelling = self._spelling(site)
         if spelling is None:
-            return Fix(DISPLAY_ONLY, f"{title}: this select has no spelling nanlint can reuse for the inner mask")
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: this select has no spelling nanlint can reuse for the inner mask")
         if site.code == INDIRECT:
             return self._fix_definition(site, spelling, title)
         return self._fix_in_place(site, spelling, title)
@@ -76,9 +76,9 @@ class FixPlanner:
     def _fix_in_place(self, site: LeakSite, spelling: _Spelling, title: str) -> Fix:
         cond = site.branch.cond
         arg_text = self._code(site.use.arg)
-        applicability = SAFE
+        applicability = Applicability.SAFE
         if spelling.duplicates_arg and not self.is_pure(site.use.arg):
-            applicability = UNSAFE
+            applicability = Applicability.UNSAFE
         safe_text = spelling.safe_text(arg_text)
         edits: list[Edit] = []
         if cond is None or self.is_pure(cond):
@@ -86,9 +86,9 @@ class FixPlanner:
         else:
             hoisted = self._hoist(site, cond)
             if hoisted is None:
-                return Fix(DISPLAY_ONLY, f"{title}: the condition must be evaluated once, and there is no place to bind it")
+                return Fix(Applicability.DISPLAY_ONLY, f"{title}: the condition must be evaluated once, and there is no place to bind it")
             cond_text, edits = hoisted
-            applicability = UNSAFE
+            applicability = Applicability.UNSAFE
         edits.append(self._replace(site.use.arg, spelling.mask(cond_text, self._prepared(site.use.arg, arg_text, spelling), safe_text)))
         return Fix(applicability, title, edits)
 
@@ -97,12 +97,12 @@ class FixPlanner:
         cond = site.branch.cond
         definition = site.use.definition
         if cond is None or definition is None or not self.is_pure(cond) or not self._same_bindings(cond, site, definition):
-            return Fix(DISPLAY_ONLY, f"{title}: the condition cannot be evaluated where `{site.use.via.id}` is defined")
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: the condition cannot be evaluated where `{site.use.via.id}` is defined")
         if not self._uses_all_under(site):
-            return Fix(DISPLAY_ONLY, f"{title}: `{site.use.via.id}` is also used outside this condition; mask it in a new variable")
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: `{site.use.via.id}` is also used outside this condition; mask it in a new variable")
         arg_text = self._code(site.use.arg)
         mask = spelling.mask(self._code(cond), self._prepared(site.use.arg, arg_text, spelling), spelling.safe_text(arg_text))
-        return Fix(UNSAFE, title, [self._replace(site.use.arg, mask)])
+        return Fix(Applicability.UNSAFE, title, [self._replace(site.use.arg, mask)])
 
     # --- spelling of the inner select --------------------------------------------------------------
     def _spelling(self, site: LeakSite) -> Optional[_Spelling]:

@@ -14,11 +14,11 @@ from typing import Optional, Protocol
 
 import ast
 
-from nanlint.catalog import BOUNDED_BELOW_FUNCTIONS, BOUNDED_BELOW_METHODS, CONSTANT_NAME, METADATA_ATTRS
-from nanlint.intervals import INF, Interval, IntervalSet
+from nanlint.catalog.tables import BOUNDED_BELOW_FUNCTIONS, BOUNDED_BELOW_METHODS, CONSTANT_NAME, METADATA_ATTRS
+from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.limits import MAX_DEPTH
-from nanlint.names import Binding, leaf_name
-from nanlint.syntax import call_arguments, is_number, is_string
+from nanlint.analysis.names import Binding, leaf_name
+from nanlint.analysis.syntax import call_arguments, is_number, is_string
 
 _CONSTANT_ATTRS = {"pi": math.pi, "e": math.e, "inf": INF, "tau": math.tau}
 # Names that say "a small positive number added to keep away from the pole".

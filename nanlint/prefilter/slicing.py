@@ -20,11 +20,11 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from nanlint.catalog_view import CatalogView
-from nanlint.screen import Screen
-from nanlint.syntax import parse
-from nanlint.contexts import AUTOGRAD_BASE_ENDING, PRIMAL_WORDS
-from nanlint.textscan import (
+from nanlint.catalog.lookup import CatalogView
+from nanlint.prefilter.screen import Screen
+from nanlint.analysis.syntax import parse
+from nanlint.analysis.contexts import AUTOGRAD_BASE_ENDING, PRIMAL_WORDS
+from nanlint.prefilter.textscan import (
     Call,
     Imports,
     Unit,

@@ -14,7 +14,7 @@ from typing import Any
 
 from nanlint.diagnostics import Diagnostic
 from nanlint.fingerprint import fingerprints
-from nanlint.output.common import cwd_relative
+from nanlint.report.common import cwd_relative
 
 # Every nanlint finding is a gradient that can turn into NaN during training: a bug, not style.
 SEVERITY = "major"

@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.output.common import is_fixable
-from nanlint.output.statistics import render_statistics
+from nanlint.report.common import is_fixable
+from nanlint.report.statistics import render_statistics
 
 # In ruff's order, for the names both have.
 FORMATS = ("full", "concise", "json", "json-lines", "junit", "github", "gitlab", "sarif")
@@ -31,7 +31,7 @@ _MODULES = {
 def prepare(fmt: str) -> None:
     """Import what rendering `fmt` needs; the command does this while the workers check."""
     if fmt in _MODULES:
-        importlib.import_module(f"nanlint.output.{_MODULES[fmt]}")
+        importlib.import_module(f"nanlint.report.{_MODULES[fmt]}")
 
 
 def render(
@@ -49,7 +49,7 @@ def render(
     """
     if fmt not in _MODULES:
         raise ValueError(f"unknown output format `{fmt}` (expected one of: {', '.join(FORMATS)})")
-    module = importlib.import_module(f"nanlint.output.{_MODULES[fmt]}")
+    module = importlib.import_module(f"nanlint.report.{_MODULES[fmt]}")
     if fmt == "full":
         return module.render_full(diagnostics, sources=sources, color=color, width=width)
     if fmt == "concise":

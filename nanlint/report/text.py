@@ -12,9 +12,10 @@ from dataclasses import dataclass, replace
 from rich.console import Console
 from rich.text import Text
 
-from nanlint.diagnostics import Diagnostic, Location
-from nanlint.fixes import apply_edits
-from nanlint.output.common import is_fixable
+from nanlint.diagnostics import Diagnostic
+from nanlint.fix.model import Applicability, Location
+from nanlint.fix.edits import apply_edits
+from nanlint.report.common import is_fixable
 from nanlint.source_lines import split_lines
 
 CONTEXT_LINES = 2  # ruff shows two lines either side of the range
@@ -58,7 +59,7 @@ def render_full(diagnostics: list[Diagnostic], *, sources: dict[str, str], color
             lines.append(
                 Text.assemble(("note:", NOTE_STYLE), " ", _position(d.filename, related.location), f" {related.message}")
             )
-        if is_fixable(d) and d.fix.applicability == "unsafe":
+        if is_fixable(d) and d.fix.applicability is Applicability.UNSAFE:
             lines.append(Text.assemble(("note:", NOTE_STYLE), f" {UNSAFE_NOTE}"))
         # ruff ends every full diagnostic with a blank line, so a summary printed after them stands apart.
         lines.append(Text())

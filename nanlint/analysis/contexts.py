@@ -16,8 +16,8 @@ from typing import Optional
 
 import ast
 
-from nanlint.names import leaf_name
-from nanlint.syntax import call_arguments, children
+from nanlint.analysis.names import leaf_name
+from nanlint.analysis.syntax import call_arguments, children
 
 _CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_derivative")
 _NO_GRAD = ("no_grad", "inference_mode", "stop_recording")

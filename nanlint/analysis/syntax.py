@@ -14,7 +14,7 @@ import warnings
 from typing import Iterator
 
 from nanlint.source_lines import line_starts
-from nanlint.textscan import SPACE, skip_space
+from nanlint.prefilter.textscan import SPACE, skip_space
 
 # Before a `(`, these words start an expression; any other name before it is a call: `f (x)`.
 _EXPRESSION_KEYWORDS = frozenset(keyword.kwlist) - {"None", "True", "False"}

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from nanlint.intervals import INF, Interval, IntervalSet
+from nanlint.catalog.intervals import INF, Interval, IntervalSet
 
 # Short prefixes used in the tables below -> the qualified module they stand for.
 _PREFIXES = {

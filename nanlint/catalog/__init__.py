@@ -1,0 +1,1 @@
+"""What nanlint knows about frameworks, as data: singular ops, selects and gradient-safe helpers."""

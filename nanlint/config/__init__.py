@@ -1,0 +1,1 @@
+"""Settings for one run: defaults, pyproject's [tool.nanlint], the command line, and the files to check."""
