@@ -10,11 +10,11 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from nanlint.check import Linter
+from nanlint.check import Checker
 from nanlint.config.settings import Settings
 
-SLICED = Linter(Settings())
-WHOLE = Linter(Settings(parse_whole_files=True))
+SLICED = Checker(Settings())
+WHOLE = Checker(Settings(parse_whole_files=True))
 
 
 def _report(result) -> list[tuple]:

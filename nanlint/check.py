@@ -1,4 +1,4 @@
-"""Check one source text or one file: parse, detect, turn sites into diagnostics, apply suppressions."""
+"""Check one file or source text: prefilter, analyse, report the sites as diagnostics with their fixes."""
 
 from __future__ import annotations
 
@@ -9,21 +9,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from nanlint.analysis.sites import SiteKind
 from nanlint.cache import content_hash
-from nanlint.catalog.lookup import CatalogView
+from nanlint.catalog.lookup import Catalog
+from nanlint.config.settings import Settings
 from nanlint.diagnostics import Diagnostic
 from nanlint.fix.model import Location
-from nanlint.rules import expand_selector, select_codes
+from nanlint.prefilter import Prefiltered, Reported, Verdict, prefilter
+from nanlint.prefilter.syntax import parse
+from nanlint.rules import BY_CODE, expand_selector, kinds_of, select_codes
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
-from nanlint.config.settings import Settings
-from nanlint.prefilter.slicing import FULL, INVALID, NOTHING, SLICED, Slice, slice_source
-from nanlint.prefilter.textscan import imports_under_another_name, scan_imports, spelled_calls
+from nanlint.suppression import parse_suppressions
 
 if TYPE_CHECKING:
     from nanlint.analysis.detector import Detector
 
 
-class LintError(Exception):
+class CheckError(Exception):
     """A file that cannot be checked: the message is one line for the user."""
 
 
@@ -40,7 +42,7 @@ class FileResult:
     digest: Optional[str] = None
 
 
-class Linter:
+class Checker:
     """Holds what every file of a run shares: settings, the catalog view, the selected codes."""
 
     def __init__(self, settings: Settings, *, keep_analysis: bool = False, digests: bool = True) -> None:
@@ -48,8 +50,11 @@ class Linter:
         self.settings = settings
         self.keep_analysis = keep_analysis
         self.digests = digests
-        self.catalog = CatalogView(settings)
+        self.catalog = Catalog(settings)
         self.codes = select_codes(settings.select, settings.ignore, settings.extend_select)
+        self.kinds = kinds_of(self.codes)
+        # Clamps are selects only for the rules that report them.
+        self.reported = Reported(clamp_branches=SiteKind.CLAMP in self.kinds, clamp_in_op=SiteKind.CLAMP_AT_POLE in self.kinds)
         self._per_file = [
             (pattern, frozenset(c for s in selectors for c in expand_selector(s)))
             for pattern, selectors in settings.per_file_ignores.items()
@@ -64,7 +69,7 @@ class Linter:
             return FileResult(name, error=f"nanlint: cannot read {name}: {error.strerror or error}")
         try:
             source, encoding = decode_source(raw, name)
-        except LintError as error:
+        except CheckError as error:
             return FileResult(name, error=str(error))
         result = self.check_source(source, name, path=path)
         result.encoding = encoding
@@ -73,29 +78,50 @@ class Linter:
 
     def check_source(self, source: str, filename: str, path: Optional[Path] = None) -> FileResult:
         result = FileResult(filename, source)
-        ignored = self._ignored_for(path or Path(filename))
-        names = self.catalog.select_leaf_names
-        if self.settings.parse_whole_files:
-            calls = []
-            if not any(name in source for name in names):
-                return result  # no select is spelled here at all
-        else:
-            calls = spelled_calls(source, names)
-            if not calls and not imports_under_another_name(source, names):
-                return result  # cheap text tests first: no select is called here, by any name
-        imports = scan_imports(source)
-        # What the detector must see: the slice that can hold findings, or (without slicing, or when
-        # the text gives no safe cut) the whole file. Without slicing, the text tests are only the
-        # plainest one: that path is the reference the others are checked against.
-        sliced = Slice(FULL) if self.settings.parse_whole_files else slice_source(source, self.catalog, imports, calls)
-        if sliced.kind == INVALID:
-            error = sliced.error
-            result.diagnostics = [syntax_diagnostic(filename, error.msg, error.lineno or 1, error.offset or 1)]
-        elif sliced.kind != NOTHING:
-            from nanlint.rules.diagnose import analyse  # here: files the text tests clear never load the detector
-
-            analyse(self, result, sliced.tree if sliced.kind == SLICED else None, imports.frameworks, ignored)
+        kinds = self.kinds - kinds_of(self._ignored_for(path or Path(filename)))
+        found = prefilter(source, self.catalog, self.reported, whole=self.settings.parse_whole_files)
+        if found.verdict is Verdict.INVALID:
+            result.diagnostics = [syntax_diagnostic(filename, found.error)]
+        elif found.verdict is not Verdict.NOTHING:
+            self._analyse(result, found, kinds)
         return result
+
+    def _analyse(self, result: FileResult, found: Prefiltered, kinds: frozenset) -> None:
+        """The kept units read by libcst, their sites as diagnostics, and a fix planned for each."""
+        # Here, not at the top: a file the prefilter clears never loads libcst.
+        from nanlint.analysis.analyse import AnalysisError, analyse
+        from nanlint.fix.plan import FixPlanner
+        from nanlint.rules.diagnose import build_diagnostic, deduplicated, suppression_lines
+
+        source = result.source
+        try:
+            analysis = analyse(source, found, self.catalog, kinds)
+            if found.verdict is Verdict.UNITS and any(s.use.via is not None and not s.scope.is_function for s in analysis.sites):
+                # A module- or class-level local may be used anywhere in the file, and its fix depends
+                # on every use: the kept units do not hold them all, so read the file whole (rare).
+                found = prefilter(source, self.catalog, self.reported, whole=True)
+                analysis = analyse(source, found, self.catalog, kinds)
+        except AnalysisError as error:
+            result.error = f"nanlint: {result.filename}: {error}"
+            return
+        if analysis.sites and found.verdict is Verdict.UNITS:
+            error = syntax_error(source)  # the prefilter parsed only some of the file
+            if error is not None:
+                result.diagnostics = [syntax_diagnostic(result.filename, error)]
+                return
+        if self.keep_analysis:
+            result.detector = analysis.detector
+        if not analysis.sites:
+            return
+        suppressions = parse_suppressions(source, blanket_noqa=self.settings.blanket_noqa)
+        planner = FixPlanner(analysis.detector, source)
+        for site in analysis.sites:
+            diagnostic = build_diagnostic(site, analysis.detector, result.filename)
+            lines, above = suppression_lines(site, analysis.detector)
+            if not suppressions.covers(diagnostic.code, lines, above):
+                diagnostic.fix = planner.plan(site, diagnostic.fix_title or BY_CODE[diagnostic.code].SUMMARY)
+                result.diagnostics.append(diagnostic)
+        result.diagnostics = deduplicated(result.diagnostics)
 
     def _ignored_for(self, path: Path) -> frozenset[str]:
         if not self._per_file:
@@ -114,17 +140,28 @@ class Linter:
 def decode_source(raw: bytes, name: str) -> tuple[str, str]:
     """Bytes to text as Python itself decodes a source file: BOM, then coding cookie, then UTF-8."""
     if b"\x00" in raw[:8192]:
-        raise LintError(f"nanlint: {name}: binary file, not checked")
+        raise CheckError(f"nanlint: {name}: binary file, not checked")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         return raw.decode(encoding), encoding
     except (SyntaxError, LookupError, UnicodeDecodeError) as error:
-        raise LintError(f"nanlint: {name}: cannot decode: {error}") from None
+        raise CheckError(f"nanlint: {name}: cannot decode: {error}") from None
 
 
-def syntax_diagnostic(filename: str, message: str, row: int, column: int) -> Diagnostic:
-    first_line = (message or "invalid syntax").strip().splitlines()[0]
-    location = Location(max(row, 1), max(column, 1))
+def syntax_error(source: str) -> Optional[SyntaxError]:
+    """Python's own error for a source that does not parse, else None."""
+    try:
+        parse(source)
+    except SyntaxError as error:
+        return error
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return None
+
+
+def syntax_diagnostic(filename: str, error: SyntaxError) -> Diagnostic:
+    first_line = (error.msg or "invalid syntax").strip().splitlines()[0]
+    location = Location(max(error.lineno or 1, 1), max(error.offset or 1, 1))
     return Diagnostic(
         code=InvalidSyntax.CODE,
         name=InvalidSyntax.NAME,

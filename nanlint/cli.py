@@ -30,7 +30,7 @@ from nanlint.fix.write import write_atomically
 from nanlint.parallel import check_paths, default_jobs
 from nanlint.progress import status
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
-from nanlint.check import FileResult, Linter
+from nanlint.check import FileResult, Checker
 from nanlint.report import DEFAULT_FORMAT, FORMATS, is_fixable, prepare, render, render_statistics
 from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
 from nanlint.config.settings import Settings
@@ -194,7 +194,7 @@ def _rule_json(rule_cls) -> dict:
 def run_check(paths: list[str], options: dict, verify_command: bool = False) -> int:
     try:
         settings, warnings = resolve_settings(paths, options)
-        linter = Linter(settings, keep_analysis=options["verify"])
+        linter = Checker(settings, keep_analysis=options["verify"])
     except (ConfigError, UnknownSelector, UsageProblem) as error:
         _error(str(error))
         return EXIT_ERROR

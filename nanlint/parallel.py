@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from nanlint.cache import ResultCache, content_hash
-from nanlint.check import FileResult, LintError, Linter, decode_source
+from nanlint.check import FileResult, CheckError, Checker, decode_source
 from nanlint.progress import track
 from nanlint.config.settings import Settings
 
 # Below this many files a pool costs more to start than it saves.
 MIN_FILES_FOR_POOL = 16
-_linter: Optional[Linter] = None
+_linter: Optional[Checker] = None
 
 
 def default_jobs() -> int:
@@ -26,7 +26,7 @@ def default_jobs() -> int:
 
 
 def check_paths(
-    linter: Linter, paths: list[Path], jobs: int, cache: Optional[ResultCache] = None, while_waiting: Optional[Callable[[], None]] = None
+    linter: Checker, paths: list[Path], jobs: int, cache: Optional[ResultCache] = None, while_waiting: Optional[Callable[[], None]] = None
 ) -> list[FileResult]:
     """Check `paths` in order, with `jobs` processes (in this one when that is 1 or the list is short);
     files whose content the cache has seen are not checked again. `while_waiting` is work for this
@@ -56,12 +56,12 @@ def _cached(cache: ResultCache, path: Path) -> Optional[FileResult]:
     if diagnostics:  # the report shows their lines
         try:
             result.source, result.encoding = decode_source(raw, str(path))
-        except LintError:
+        except CheckError:
             return None
     return result
 
 
-def _check_all(linter: Linter, paths: list[Path], jobs: int, digests: bool, while_waiting: Optional[Callable[[], None]]) -> list[FileResult]:
+def _check_all(linter: Checker, paths: list[Path], jobs: int, digests: bool, while_waiting: Optional[Callable[[], None]]) -> list[FileResult]:
     if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL:
         return [linter.check_path(path) for path in track(paths, "Checking", len(paths))]
     with ProcessPoolExecutor(max_workers=jobs, initializer=_start, initargs=(linter.settings, digests)) as pool:
@@ -74,7 +74,7 @@ def _check_all(linter: Linter, paths: list[Path], jobs: int, digests: bool, whil
 
 def _start(settings: Settings, digests: bool) -> None:
     global _linter
-    _linter = Linter(settings, digests=digests)
+    _linter = Checker(settings, digests=digests)
 
 
 def _check(path: Path) -> FileResult:

@@ -76,7 +76,7 @@ def test_an_unwritable_cache_warns_and_the_check_still_counts(project: Path) -> 
 
 
 def test_start_up_imports_no_parser_and_no_framework() -> None:
-    code = "import sys, nanlint.cli; print(sorted(m for m in ('nanlint.analysis.detector', 'jax', 'tensorflow', 'torch') if m in sys.modules))"
+    code = "import sys, nanlint.cli; print(sorted(m for m in ('nanlint.analysis.detector', 'libcst', 'jax', 'tensorflow', 'torch') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -84,8 +84,8 @@ def test_start_up_imports_no_parser_and_no_framework() -> None:
 def test_a_clean_file_is_checked_without_the_detector(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("import jax.numpy as jnp\n\ndef relu(x):\n    return jnp.where(x > 0, x, 0.0)\n")
     code = (
-        "import sys\nfrom pathlib import Path\nfrom nanlint.check import Linter\nfrom nanlint.config.settings import Settings\n"
-        f"assert Linter(Settings()).check_path(Path({str(tmp_path / 'm.py')!r})).diagnostics == []\n"
+        "import sys\nfrom pathlib import Path\nfrom nanlint.check import Checker\nfrom nanlint.config.settings import Settings\n"
+        f"assert Checker(Settings()).check_path(Path({str(tmp_path / 'm.py')!r})).diagnostics == []\n"
         "print('nanlint.analysis.detector' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -218,8 +218,8 @@ def test_version_and_help(project: Path) -> None:
 def test_linting_does_not_import_frameworks(project: Path) -> None:
     code = (
         "import sys\nfrom pathlib import Path\n"
-        "from nanlint.cli import cli\nfrom nanlint.check import Linter\nfrom nanlint.config.settings import Settings\n"
-        "result = Linter(Settings()).check_path(Path('src/leak.py'))\n"
+        "from nanlint.cli import cli\nfrom nanlint.check import Checker\nfrom nanlint.config.settings import Settings\n"
+        "result = Checker(Settings()).check_path(Path('src/leak.py'))\n"
         "assert [d.code for d in result.diagnostics] == ['NAN001']\n"
         "assert not {'jax', 'tensorflow', 'torch', 'numpy'} & set(sys.modules), sorted(sys.modules)\n"
     )

@@ -11,7 +11,7 @@ import pytest
 from nanlint.fix.model import Applicability, Edit
 SAFE, UNSAFE = Applicability.SAFE, Applicability.UNSAFE
 from nanlint.fix.apply import fix_source
-from nanlint.check import Linter, decode_source
+from nanlint.check import Checker, decode_source
 from nanlint.config.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -20,7 +20,7 @@ EVERY_SOURCE = PAIRS + sorted((FIXTURES / "check").glob("*.py")) + [FIXTURES / "
 
 
 def fixed_text(path: Path, unsafe: bool = True) -> str:
-    linter = Linter(Settings())
+    linter = Checker(Settings())
     return fix_source(linter, linter.check_path(path), unsafe_fixes=unsafe, path=path).source
 
 
@@ -49,13 +49,13 @@ def test_fixing_twice_equals_fixing_once(path: Path, tmp_path: Path) -> None:
 def test_fixed_file_compiles_and_has_no_fixable_findings_left(path: Path, tmp_path: Path) -> None:
     fixed = write_fixed(path, tmp_path)
     compile(read(fixed), str(fixed), "exec")
-    left = Linter(Settings()).check_path(fixed).diagnostics
+    left = Checker(Settings()).check_path(fixed).diagnostics
     assert [d for d in left if d.fix is not None and d.fix.applies(True)] == []
 
 
 def test_a_fix_that_breaks_the_file_is_dropped_and_reported() -> None:
     """The safety net under every fix: a broken edit is never applied; the next round plans afresh."""
-    linter = Linter(Settings())
+    linter = Checker(Settings())
     result = linter.check_source(LEAK + LEAK.replace("def f", "def g"), "m.py")
     first, second = result.diagnostics
     first.fix.edits = [Edit("jnp.where(x > 0,", e.location, e.end_location) for e in first.fix.edits]
@@ -72,11 +72,11 @@ def test_applicability_is_decided_per_site() -> None:
     def row_of(snippet: str) -> int:
         return next(i for i, line in enumerate(lines, start=1) if snippet in line)
 
-    by_line = {d.location.row: d.fix.applicability for d in Linter(Settings()).check_path(path).diagnostics}
+    by_line = {d.location.row: d.fix.applicability for d in Checker(Settings()).check_path(path).diagnostics}
     assert by_line[row_of("jnp.where(x > 0, jnp.sqrt(x), 0.0)")] == SAFE  # pure condition
     assert by_line[row_of("PRNGKey(0)")] == UNSAFE  # random condition: hoisted
     assert by_line[row_of("jnp.where(x > 0, s, 0.0)")] == UNSAFE  # indirect: the definition is rewritten
-    display_only = Linter(Settings()).check_source(
+    display_only = Checker(Settings()).check_source(
         "import jax.numpy as jnp\njnp.where(jnp.any(v != 0), jnp.linalg.norm(v), 0.0)\n", "n.py"
     ).diagnostics
     assert display_only[0].fix.applicability == "display-only" and display_only[0].fix.edits == []
@@ -84,7 +84,7 @@ def test_applicability_is_decided_per_site() -> None:
 
 def test_no_fix_for_rules_without_one() -> None:
     source = "import jax.numpy as jnp\njnp.where(x >= 0, jnp.sqrt(x), 0.0)\njnp.maximum(jnp.log(x), -1.0)\n"
-    found = Linter(Settings(select=["ALL"])).check_source(source, "n.py").diagnostics
+    found = Checker(Settings(select=["ALL"])).check_source(source, "n.py").diagnostics
     assert [(d.code, d.fix) for d in found] == [("NAN003", None), ("NAN101", None)]
 
 

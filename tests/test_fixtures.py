@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from nanlint.check import Linter
+from nanlint.check import Checker
 from nanlint.config.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -27,7 +27,7 @@ def expected_findings(path: Path) -> Counter:
 @pytest.mark.parametrize("path", CHECK_FIXTURES, ids=lambda p: p.name)
 def test_fixture_findings_match_markers(path: Path) -> None:
     # Every rule, the opt-in ones too: the markers say exactly what each one reports.
-    result = Linter(Settings(project_root=path.parent, select=["ALL"])).check_path(path)
+    result = Checker(Settings(project_root=path.parent, select=["ALL"])).check_path(path)
     assert result.error is None
     reported = Counter((d.location.row, d.code) for d in result.diagnostics)
     expected = expected_findings(path)
@@ -44,4 +44,4 @@ def test_fixtures_exist_for_every_framework() -> None:
 def test_clean_fixture_has_no_markers_and_no_findings(fixtures_dir: Path) -> None:
     clean = fixtures_dir / "check" / "jax_clean.py"
     assert not expected_findings(clean)
-    assert Linter(Settings()).check_path(clean).diagnostics == []
+    assert Checker(Settings()).check_path(clean).diagnostics == []

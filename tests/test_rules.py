@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from nanlint.check import Linter
+from nanlint.check import Checker
 from nanlint.rules import BY_CODE, RULES, UnknownSelector, expand_selector, select_codes
 from nanlint.config.settings import Settings
 
@@ -13,7 +13,7 @@ CASES_INVALID = [(rule, case) for rule in RULES for case in rule.INVALID]
 
 
 def codes_by_line(source: str) -> list[tuple[int, str]]:
-    result = Linter(Settings(select=["ALL"])).check_source(source, "example.py")
+    result = Checker(Settings(select=["ALL"])).check_source(source, "example.py")
     return [(d.location.row, d.code) for d in result.diagnostics]
 
 

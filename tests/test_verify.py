@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nanlint.fix.apply import fix_source
-from nanlint.check import Linter
+from nanlint.check import Checker
 from nanlint.config.settings import Settings
 from nanlint.verify.harness import FAILED, UNVERIFIABLE, VERIFIED, verify
 
@@ -24,7 +24,7 @@ def nanlint(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def verdicts_for(source: str, *, tamper=None) -> list:
     """Lint, fix in memory (optionally replacing the planned edit text), and verify."""
-    linter = Linter(Settings(), keep_analysis=True)
+    linter = Checker(Settings(), keep_analysis=True)
     result = linter.check_source(source, "m.py")
     if tamper is not None:
         for d in result.diagnostics:

@@ -8,59 +8,59 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-import ast
+import libcst as cst
 
-from nanlint.catalog.intervals import IntervalSet
-from nanlint.analysis.syntax import call_arguments
+from nanlint.analysis.syntax import arguments
 from nanlint.analysis.values import Env, constant_value
+from nanlint.catalog.intervals import IntervalSet
 
 Selector = Callable[[float], IntervalSet]
 
 _COMPARE: dict[type, Selector] = {
-    ast.Gt: lambda c: IntervalSet.above(c, closed=False),
-    ast.GtE: lambda c: IntervalSet.above(c, closed=True),
-    ast.Lt: lambda c: IntervalSet.below(c, closed=False),
-    ast.LtE: lambda c: IntervalSet.below(c, closed=True),
-    ast.Eq: IntervalSet.point,
-    ast.NotEq: lambda c: IntervalSet.point(c).complement(),
+    cst.GreaterThan: lambda c: IntervalSet.above(c, closed=False),
+    cst.GreaterThanEqual: lambda c: IntervalSet.above(c, closed=True),
+    cst.LessThan: lambda c: IntervalSet.below(c, closed=False),
+    cst.LessThanEqual: lambda c: IntervalSet.below(c, closed=True),
+    cst.Equal: IntervalSet.point,
+    cst.NotEqual: lambda c: IntervalSet.point(c).complement(),
 }
 # The same comparisons spelled as functions (jnp.greater, tf.math.less_equal, torch.gt, x.ge(0)).
 _COMPARE_FUNCTIONS: dict[str, type] = {
-    **dict.fromkeys(("greater", "gt"), ast.Gt),
-    **dict.fromkeys(("greater_equal", "ge"), ast.GtE),
-    **dict.fromkeys(("less", "lt"), ast.Lt),
-    **dict.fromkeys(("less_equal", "le"), ast.LtE),
-    **dict.fromkeys(("equal", "eq"), ast.Eq),
-    **dict.fromkeys(("not_equal", "ne"), ast.NotEq),
+    **dict.fromkeys(("greater", "gt"), cst.GreaterThan),
+    **dict.fromkeys(("greater_equal", "ge"), cst.GreaterThanEqual),
+    **dict.fromkeys(("less", "lt"), cst.LessThan),
+    **dict.fromkeys(("less_equal", "le"), cst.LessThanEqual),
+    **dict.fromkeys(("equal", "eq"), cst.Equal),
+    **dict.fromkeys(("not_equal", "ne"), cst.NotEqual),
 }
 _MIRROR = {
-    ast.Gt: ast.Lt,
-    ast.GtE: ast.LtE,
-    ast.Lt: ast.Gt,
-    ast.LtE: ast.GtE,
-    ast.Eq: ast.Eq,
-    ast.NotEq: ast.NotEq,
+    cst.GreaterThan: cst.LessThan,
+    cst.GreaterThanEqual: cst.LessThanEqual,
+    cst.LessThan: cst.GreaterThan,
+    cst.LessThanEqual: cst.GreaterThanEqual,
+    cst.Equal: cst.Equal,
+    cst.NotEqual: cst.NotEqual,
 }
 _ABS_NAMES = frozenset({"abs", "absolute", "fabs"})
 
 
-def selected_values(cond: ast.expr, var: str, env: Env) -> Optional[IntervalSet]:
+def selected_values(cond: cst.BaseExpression, var: str, env: Env) -> Optional[IntervalSet]:
     """The values of the expression whose source is `var` for which `cond` is true, if certain."""
-    if isinstance(cond, ast.Compare):
+    if isinstance(cond, cst.Comparison):
         return _comparison(cond, var, env)
-    if isinstance(cond, ast.BinOp):
+    if isinstance(cond, cst.BinaryOperation):
         left = selected_values(cond.left, var, env)
         right = selected_values(cond.right, var, env)
-        if isinstance(cond.op, ast.BitAnd):
+        if isinstance(cond.operator, cst.BitAnd):
             return left.intersect(right) if left is not None and right is not None else None
-        if isinstance(cond.op, ast.BitOr):
+        if isinstance(cond.operator, cst.BitOr):
             # A known part of an `or` is selected whatever the other part says.
             return _union_of_known(left, right)
         return None
-    if isinstance(cond, ast.UnaryOp) and isinstance(cond.op, (ast.Invert, ast.Not)):
-        inner = selected_values(cond.operand, var, env)
+    if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
+        inner = selected_values(cond.expression, var, env)
         return inner.complement() if inner is not None else None
-    if isinstance(cond, ast.Call):
+    if isinstance(cond, cst.Call):
         return _call(cond, var, env)
     return None
 
@@ -71,11 +71,12 @@ def _union_of_known(left: Optional[IntervalSet], right: Optional[IntervalSet]) -
     return left if right is None else left.union(right)
 
 
-def _comparison(node: ast.Compare, var: str, env: Env) -> Optional[IntervalSet]:
+def _comparison(node: cst.Comparison, var: str, env: Env) -> Optional[IntervalSet]:
     result: Optional[IntervalSet] = None
     left = node.left
-    for operator, comparator in zip(node.ops, node.comparators):
-        part = _compare(left, type(operator), comparator, var, env)
+    for target in node.comparisons:
+        comparator = target.comparator
+        part = _compare(left, type(target.operator), comparator, var, env)
         if part is None:
             return None  # a chain is an `and`: an unknown link makes it unknown
         result = part if result is None else result.intersect(part)
@@ -106,29 +107,27 @@ def _compare(left, operator: type, right, var: str, env: Env) -> Optional[Interv
 
 
 def _is_abs_of(node, var: str, env: Env) -> bool:
-    if not isinstance(node, ast.Call):
+    if not isinstance(node, cst.Call):
         return False
     func = node.func
-    arguments = call_arguments(node)
-    if isinstance(func, ast.Attribute) and func.attr == "abs" and not arguments:
+    values = arguments(node)
+    if isinstance(func, cst.Attribute) and func.attr.value == "abs" and not values:
         return env.code(func.value) == var  # x.abs()
-    name = env.qualified(func) or (func.id if isinstance(func, ast.Name) else None)
-    if name is None or name.rsplit(".", 1)[-1] not in _ABS_NAMES or not arguments:
+    name = env.qualified(func) or (func.value if isinstance(func, cst.Name) else None)
+    if name is None or name.rsplit(".", 1)[-1] not in _ABS_NAMES or not values:
         return False
-    return env.code(arguments[0]) == var
+    return env.code(values[0]) == var
 
 
-def _call(node: ast.Call, var: str, env: Env) -> Optional[IntervalSet]:
+def _call(node: cst.Call, var: str, env: Env) -> Optional[IntervalSet]:
     func = node.func
-    method_receiver = None
     qualified = env.qualified(func)
     if qualified is not None:
         leaf = qualified.rsplit(".", 1)[-1]
-        args = call_arguments(node)
-    elif isinstance(func, ast.Attribute):
-        leaf = func.attr  # torch: x.gt(0), mask.logical_and(other)
-        method_receiver = func.value
-        args = [method_receiver, *call_arguments(node)]
+        args = arguments(node)
+    elif isinstance(func, cst.Attribute):
+        leaf = func.attr.value  # torch: x.gt(0), mask.logical_and(other)
+        args = [func.value, *arguments(node)]
     else:
         return None
     if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
@@ -143,7 +142,7 @@ def _call(node: ast.Call, var: str, env: Env) -> Optional[IntervalSet]:
     return None
 
 
-def affine_base(arg: ast.expr, env: Env) -> list[tuple[ast.expr, Callable[[IntervalSet], IntervalSet]]]:
+def affine_base(arg: cst.BaseExpression, env: Env) -> list[tuple[cst.BaseExpression, Callable[[IntervalSet], IntervalSet]]]:
     """Ways to read `arg` as a shifted variable: each (variable, map from arg-space to variable-space).
 
     For `log(x - 1)` the leak domain {0} of the argument is {1} for x; `-x - 1` reads through both steps.
@@ -154,17 +153,17 @@ def affine_base(arg: ast.expr, env: Env) -> list[tuple[ast.expr, Callable[[Inter
     return out
 
 
-def _one_step(arg: ast.expr, env: Env) -> list[tuple[ast.expr, Callable[[IntervalSet], IntervalSet]]]:
+def _one_step(arg: cst.BaseExpression, env: Env) -> list[tuple[cst.BaseExpression, Callable[[IntervalSet], IntervalSet]]]:
     out: list = []
-    if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
-        out.append((arg.operand, lambda d: d.negated()))
-    if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Add, ast.Sub)):
+    if isinstance(arg, cst.UnaryOperation) and isinstance(arg.operator, cst.Minus):
+        out.append((arg.expression, lambda d: d.negated()))
+    if isinstance(arg, cst.BinaryOperation) and isinstance(arg.operator, (cst.Add, cst.Subtract)):
         right = constant_value(arg.right, env)
         left = constant_value(arg.left, env)
         if right is not None:
-            shift = -right if isinstance(arg.op, ast.Add) else right
+            shift = -right if isinstance(arg.operator, cst.Add) else right
             out.append((arg.left, lambda d, s=shift: d.shifted(s)))
-        elif left is not None and isinstance(arg.op, ast.Add):
+        elif left is not None and isinstance(arg.operator, cst.Add):
             out.append((arg.right, lambda d, s=left: d.shifted(-s)))
         elif left is not None:
             out.append((arg.right, lambda d, c=left: d.negated().shifted(c)))  # c - v

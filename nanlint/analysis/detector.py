@@ -1,51 +1,42 @@
 """Find the places where a where/select evaluates a singular op in a branch it may not select.
 
-One pass indexes scopes and candidate calls (names.py); then, for every call that resolves to a
+One walk indexes scopes and candidate calls (names.py); then, for every call that resolves to a
 select in the catalog, each branch is searched for singular ops whose argument depends on data and
-is not guarded. Locals assigned earlier in the same scope are followed into their definitions.
-Every finding is a `LeakSite`: the syntax nodes and catalog facts a fix or a verification needs.
+is not guarded (`_BranchSearch`, a libcst visitor). Locals assigned earlier in the same scope are
+followed into their definitions. Every finding is a `LeakSite`: the libcst nodes and catalog facts
+a fix or a verification needs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Optional
 
-import ast
+import libcst as cst
 
-from nanlint.catalog.tables import OPS, Arg, SelectFunction, SingularOp, is_finite_number, power_leak_domain
-from nanlint.catalog.lookup import BARRIER_METHODS, CatalogView
 from nanlint.analysis.conditions import affine_base, selected_values
-from nanlint.analysis.contexts import Contexts, may_have_contexts
-from nanlint.catalog.intervals import IntervalSet
-from nanlint.limits import MAX_INDIRECTION
-from nanlint.fix.model import Location
-from nanlint.analysis.names import Binding, Position, Scope, ScopeIndex, binding_at, leaf_name, position, qualified_name
-from nanlint.analysis.syntax import SourceText, call_arguments, children, is_string, keyword_value, positional
-from nanlint.prefilter.textscan import scan_imports
+from nanlint.analysis.names import Binding, Place, Scope, ScopeIndex, binding_at, leaf_name, qualified_name
+from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, SiteKind
+from nanlint.analysis.syntax import arguments, is_string, keyword_value, positional, string_value
+from nanlint.analysis.tree import UnitTree, children, code, walk
 from nanlint.analysis.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
+from nanlint.catalog.intervals import IntervalSet
+from nanlint.catalog.lookup import BARRIER_METHODS, Catalog
+from nanlint.catalog.tables import OPS, Arg, SelectFunction, SingularOp, is_finite_number, power_leak_domain
+from nanlint.fix.model import Location
+from nanlint.limits import MAX_INDIRECTION
+from nanlint.source_lines import LineIndex
 
 # Which side a clamp-like call bounds, by its name; clip/clamp depend on the bounds given.
 _LOWER_CLAMPS = frozenset({"maximum", "fmax", "max", "clamp_min"})
 _UPPER_CLAMPS = frozenset({"minimum", "fmin", "min", "clamp_max"})
 _LOWER_KEYWORDS = frozenset({"min", "a_min", "clip_value_min", "x_min", "min_value"})
 _UPPER_KEYWORDS = frozenset({"max", "a_max", "clip_value_max", "x_max", "max_value"})
-
-# Rule codes, by the kind of site (the rules themselves live in nanlint/rules/).
-DIRECT = "NAN001"
-INDIRECT = "NAN002"
-POLE_ADMITTED = "NAN003"
-OVERFLOW = "NAN004"
-CLAMP = "NAN101"
-CLAMP_AT_POLE = "NAN102"
-UNRELATED_CONDITION = "NAN401"
 # Receivers that every attribute in a method shares: they relate nothing.
 _SHARED_RECEIVERS = frozenset({"self", "cls"})
 
-_OPERATOR_OPS = tuple(op for op in OPS if op.operator)
-OPERATORS = {ast.Div: "/", ast.Mod: "%", ast.Pow: "**"}  # the binary operators with a singular derivative
-# What a walk for data does not enter: code there runs later, or never, with its own names.
-_NEW_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)
+_OPERATOR_OPS = {op.operator: op for op in OPS if op.operator}
+# The binary operators with a singular derivative, by their libcst node and their spelling.
+OPERATORS = {cst.Divide: "/", cst.Modulo: "%", cst.Power: "**"}
 _NONFINITE_NAMES = frozenset({"nan", "NaN", "NAN", "inf", "Inf", "infty", "NINF", "PINF"})
 _FILLS = frozenset({"full_like", "full", "fill", "constant", "broadcast_to", "convert_to_tensor", "asarray", "tensor"})
 # Casts and copies keep a guard: `where(c, x, 1.0).astype(dtype)` is still a guarded value.
@@ -53,129 +44,97 @@ _PASS_THROUGH_METHODS = frozenset({"astype", "to", "float", "double", "half", "t
 _PASS_THROUGH_FUNCTIONS = frozenset({"cast", "asarray", "convert_to_tensor", "reshape", "squeeze", "expand_dims", "broadcast_to"})
 
 
-@dataclass
-class Branch:
-    label: str  # "true", "false", "case 1", "choice 0", "default", "clamped"
-    expr: ast.expr
-    # True: selected where the condition holds; False: where it does not; None: not a simple condition.
-    polarity: Optional[bool]
-    cond: Optional[ast.expr]
-
-
-@dataclass
-class OpUse:
-    op: SingularOp
-    framework: str
-    node: ast.expr  # the call or binary operation
-    arg: ast.expr  # the argument a fix masks
-    leak_domain: IntervalSet  # narrowed for powers by their exponent
-    via: Optional[ast.Name] = None  # indirect: the local name in the branch
-    definition: Optional[Binding] = None  # indirect: the binding whose value holds the op
-
-
-@dataclass
-class LeakSite:
-    code: str
-    select: ast.Call
-    select_fn: SelectFunction
-    select_display: str
-    framework: str
-    method_form: bool
-    branch: Branch
-    use: OpUse
-    admitted: Optional[IntervalSet] = None  # NAN003: the pole values the guard selects
-    guard_var: Optional[str] = None  # NAN003: the variable (source text) the guard constrains
-    scope: Optional[Scope] = field(default=None, repr=False)
-
-
 class _Env:
-    """Bindings and qualified names as seen from one position in one scope."""
+    """Bindings and qualified names as seen from one place in one scope."""
 
-    def __init__(self, detector: "Detector", scope: Scope, position: Position) -> None:
+    __slots__ = ("detector", "scope", "place")
+
+    def __init__(self, detector: "Detector", scope: Scope, place: Place) -> None:
         self.detector = detector
         self.scope = scope
-        self.position = position
+        self.place = place
 
-    def binding(self, name: ast.Name) -> Optional[Binding]:
-        return binding_at(self.scope, name.id, self.position)
+    def binding(self, name: cst.Name) -> Optional[Binding]:
+        return binding_at(self.scope, name.value, self.place)
 
-    def qualified(self, node: ast.AST) -> Optional[str]:
-        return qualified_name(node, self.scope, self.position)
+    def qualified(self, node: cst.CSTNode) -> Optional[str]:
+        return qualified_name(node, self.scope, self.place)
 
-    def code(self, node: ast.AST) -> str:
+    def code(self, node: cst.CSTNode) -> str:
         return self.detector.code(node)
 
-    def at(self, position: Position) -> "_Env":
-        return _Env(self.detector, self.scope, position)
+    def at(self, place: Place) -> "_Env":
+        return _Env(self.detector, self.scope, place)
 
 
 class Detector:
     def __init__(
         self,
-        tree: ast.Module,
-        text: str,
-        catalog: CatalogView,
-        frameworks: Optional[frozenset[str]] = None,
+        source: str,
+        trees: list[UnitTree],
+        catalog: Catalog,
+        frameworks: frozenset[str],
+        defined: list[tuple[str, int]] = (),
+        never_differentiated: list[tuple[int, int]] = (),
     ) -> None:
-        """`tree` holds statements of the file `text` (all of them, or the slice that can hold
-        findings), each at its line in the file."""
-        self.tree = tree
-        self.source = SourceText(text)
+        """`trees`: the kept units of the file `source`, in file order. `frameworks`: those the file imports
+        (tensor methods count for them). `defined`: top-level definitions not read, by name.
+        `never_differentiated`: spans (character offsets) where no site is reported."""
+        self.source = source
+        self.lines = LineIndex(source)
+        self.trees = trees
         self.catalog = catalog
+        self.imported_frameworks = frameworks
+        self.never_differentiated = never_differentiated
         self._code_cache: dict[int, str] = {}
-        self.index = ScopeIndex(tree, self._may_select)
-        self._contexts: Optional[Contexts] = None
         self._variables_of: dict[tuple, set[str]] = {}
-        # Tensor methods (`x.sqrt()`) count for the frameworks the file imports anywhere.
-        self.imported_frameworks = frameworks if frameworks is not None else scan_imports(text).frameworks
+        self.index = ScopeIndex(trees, self._may_select, list(defined))
 
     # --- helpers -----------------------------------------------------------------------------
-    def _may_select(self, call: ast.Call, renamed: dict[str, str]) -> bool:
+    def _may_select(self, call: cst.Call, renamed: dict[str, str]) -> bool:
         leaf = leaf_name(call.func)
         names = self.catalog.select_leaf_names
         return leaf in names or renamed.get(leaf or "") in names
 
-    def code(self, node: ast.AST) -> str:
+    def code(self, node: cst.CSTNode) -> str:
         """The node's source text, with its own parentheses."""
         key = id(node)
-        if key not in self._code_cache:
-            self._code_cache[key] = self.source.code(node)
-        return self._code_cache[key]
+        text = self._code_cache.get(key)
+        if text is None:
+            text = self._code_cache[key] = code(node)
+        return text
 
-    def position(self, node: ast.AST) -> Position:
-        """Where the node starts, for ordering it against bindings (not a location to report)."""
-        return position(node)
+    def place(self, node: cst.CSTNode) -> Place:
+        """Where the node is in source order, for ordering it against bindings."""
+        return self.index.place[id(node)]
 
-    def excluded(self, call: ast.Call) -> bool:
-        """Whether the call sits in code that is never differentiated (contexts.py); the pass that
-        tells runs only once a site needs the answer."""
-        if self._contexts is None:
-            self._contexts = Contexts(self.code)
-            if may_have_contexts(self.source.text):
-                self._contexts.visit(self.tree)
-        return self._contexts.excluded(call)
+    def span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """Where the node lies in the file (character offsets, parentheses around it out)."""
+        return self.index.tree_holding(node).span(node)
 
-    def locations(self, node: ast.AST, *, with_parentheses: bool = False) -> tuple[Location, Location]:
+    def locations(self, node: cst.CSTNode) -> tuple[Location, Location]:
         """Where the node starts and ends in the file (1-based rows and character columns)."""
-        source = self.source
-        if with_parentheses:
-            start, end = (source.position_of(offset) for offset in source.outer_span(node))
-        else:
-            start = (node.lineno, source.column(node.lineno, node.col_offset))
-            end = (node.end_lineno, source.column(node.end_lineno, node.end_col_offset))
-        return Location(start[0], start[1] + 1), Location(end[0], end[1] + 1)
+        start, end = self.span(node)
+        return self.lines.location(start), self.lines.location(end)
 
-    def rows(self, node: ast.AST) -> range:
+    def rows(self, node: cst.CSTNode) -> range:
         """The file rows the node spans."""
-        return range(node.lineno, node.end_lineno + 1)
+        start, end = self.span(node)
+        return range(self.lines.row(start), self.lines.row(end) + 1)
+
+    def excluded(self, call: cst.Call) -> bool:
+        """Whether the call sits in code that is never differentiated (the prefilter's contexts)."""
+        if not self.never_differentiated:
+            return False
+        start = self.span(call)[0]
+        return any(low <= start < high for low, high in self.never_differentiated)
 
     # --- the search ------------------------------------------------------------------------------
-    def sites(self, codes: Optional[frozenset[str]] = None) -> list[LeakSite]:
-        """Every leak site; with `codes`, only sites of those rules (the others are never checked
-        against the contexts, which is a pass over the whole tree)."""
+    def sites(self, kinds: frozenset[SiteKind]) -> list[LeakSite]:
+        """Every leak site of the given kinds."""
         found: list[LeakSite] = []
         for call, scope in self.index.calls:
-            env = _Env(self, scope, self.position(call))
+            env = _Env(self, scope, self.place(call))
             resolved = self._resolve_select(call, env)
             if resolved is None:
                 continue
@@ -186,13 +145,13 @@ class Detector:
                 if select_fn.kind == "where" and all(self._nonfinite_constant(b.expr, env) for b in others):
                     continue  # where(scale > 0, logpdf, nan): the output is not finite there anyway
                 for use in self._uses(branch.expr, env, scope):
-                    if use.via is not None and any(use.via.id in {n.id for n in _loads(b.expr)} for b in others):
+                    if use.via is not None and any(use.via.value in {n.value for n in _loads(b.expr)} for b in others):
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
-                    if site is not None and (codes is None or site.code in codes) and not self.excluded(call):
+                    if site is not None and site.kind in kinds and not self.excluded(call):
                         site.scope = scope
                         found.append(site)
-        if codes is None or CLAMP_AT_POLE in codes:
+        if SiteKind.CLAMP_AT_POLE in kinds:
             found += self._clamps_at_poles()
         return found
 
@@ -201,7 +160,7 @@ class Detector:
         select whose bound sits on the op's pole; where it is chosen, 0 * inf is NaN."""
         found = []
         for outer, inner, scope in self.index.wrapping:
-            env = _Env(self, scope, self.position(outer))
+            env = _Env(self, scope, self.place(outer))
             resolved = self._resolve_select(inner, env)
             if resolved is None or resolved[0].kind != "clamp" or self.excluded(outer):
                 continue
@@ -215,13 +174,13 @@ class Detector:
             for bound in _clamp_bounds(inner, sel, method_form, env):
                 if use.leak_domain.contains(bound):
                     display = self._display(inner, method_form)
-                    site = LeakSite(CLAMP_AT_POLE, inner, sel, display, use.framework or framework, method_form, operand, use)
+                    site = LeakSite(SiteKind.CLAMP_AT_POLE, inner, sel, display, use.framework or framework, method_form, operand, use)
                     site.admitted, site.guard_var, site.scope = IntervalSet.point(bound), "the bound", scope
                     found.append(site)
                     break
         return found
 
-    def _op_applied(self, call: ast.Call, env: _Env) -> Optional[OpUse]:
+    def _op_applied(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
         """The singular op `call` applies (a function or a tensor method) and the argument a fix masks,
         whether or not that argument is guarded; None for anything else."""
         qualified = env.qualified(call.func)
@@ -242,38 +201,38 @@ class Detector:
         domain = _domain_for(op, exponent, env)
         return OpUse(op, framework, call, arg, domain) if arg is not None and domain is not None else None
 
-    def _method(self, call: ast.Call, qualified: Optional[str], env: _Env) -> Optional[str]:
+    def _method(self, call: cst.Call, qualified: Optional[str], env: _Env) -> Optional[str]:
         """The method name when `call` is a tensor method on data (`x.sqrt()`), not a module function."""
-        if qualified is None and isinstance(call.func, ast.Attribute) and env.qualified(call.func.value) is None:
-            return call.func.attr
+        if qualified is None and isinstance(call.func, cst.Attribute) and env.qualified(call.func.value) is None:
+            return call.func.attr.value
         return None
 
-    def _display(self, call: ast.Call, method_form: bool) -> str:
+    def _display(self, call: cst.Call, method_form: bool) -> str:
         """How messages name a select: its source spelling, or `Tensor.where` for the method form."""
-        return f"Tensor.{call.func.attr}" if method_form else self.code(call.func)
+        return f"Tensor.{call.func.attr.value}" if method_form else self.code(call.func)
 
-    def branches_of(self, call: ast.Call, scope: Scope) -> list[Branch]:
+    def branches_of(self, call: cst.Call, scope: Scope) -> list[Branch]:
         """The branches of `call` if it is a select, else []."""
-        resolved = self._resolve_select(call, _Env(self, scope, self.position(call)))
+        resolved = self._resolve_select(call, _Env(self, scope, self.place(call)))
         return self._branches(call, resolved[0], resolved[2]) if resolved is not None else []
 
-    def _nonfinite_constant(self, node: ast.expr, env: _Env) -> bool:
+    def _nonfinite_constant(self, node: cst.BaseExpression, env: _Env) -> bool:
         """`jnp.nan`, `-np.inf`, `float("nan")`, `jnp.full_like(x, jnp.nan)`."""
-        if isinstance(node, ast.UnaryOp):
-            return self._nonfinite_constant(node.operand, env)
-        if isinstance(node, (ast.Name, ast.Attribute)):
+        if isinstance(node, cst.UnaryOperation):
+            return self._nonfinite_constant(node.expression, env)
+        if isinstance(node, (cst.Name, cst.Attribute)):
             name = env.qualified(node) or ""
             return name.rsplit(".", 1)[-1] in _NONFINITE_NAMES
-        if isinstance(node, ast.Call):
-            arguments = call_arguments(node)
-            if isinstance(node.func, ast.Name) and node.func.id == "float" and arguments:
-                first = arguments[0]
-                return isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.strip("+-").lower() in ("nan", "inf", "infinity")
+        if isinstance(node, cst.Call):
+            values = arguments(node)
+            if isinstance(node.func, cst.Name) and node.func.value == "float" and values:
+                text = string_value(values[0])
+                return text is not None and text.strip().strip("+-").lower() in ("nan", "inf", "infinity")
             leaf = leaf_name(node.func) or ""
-            return leaf in _FILLS and any(self._nonfinite_constant(a, env) for a in arguments)
+            return leaf in _FILLS and any(self._nonfinite_constant(v, env) for v in values)
         return False
 
-    def _resolve_select(self, call: ast.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
+    def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
         qualified = env.qualified(call.func)
         hit = self.catalog.select(qualified)
         if hit is not None:
@@ -285,8 +244,8 @@ class Detector:
                 return hit[0], hit[1], True
         return None
 
-    def _branches(self, call: ast.Call, sel: SelectFunction, method_form: bool) -> list[Branch]:
-        receiver = call.func.value if method_form and isinstance(call.func, ast.Attribute) else None
+    def _branches(self, call: cst.Call, sel: SelectFunction, method_form: bool) -> list[Branch]:
+        receiver = call.func.value if method_form and isinstance(call.func, cst.Attribute) else None
         specs = sel.method_branches if method_form else sel.branches
         cond_spec = sel.method_cond if method_form else sel.cond
         if sel.kind == "where":
@@ -294,71 +253,46 @@ class Detector:
             true, false = (_arg(call, spec, receiver) for spec in specs)
             if cond is None or true is None or false is None:
                 return []  # where(c) returns indices: not a select
-            return [Branch("true", true, True, cond), Branch("false", false, False, cond)]
+            return [Branch("true", 0, true, True, cond), Branch("false", 1, false, False, cond)]
         if sel.kind == "select_n":
             which = _arg(call, cond_spec)
-            cases = [a for a in call.args[1:] if not isinstance(a, ast.Starred)]
+            cases = positional(call)[1:]
             if len(cases) < 2 or which is None:
                 return []
             # Two cases: `which` is a predicate (case 1 where it holds); more: an index, no polarity.
             polarities = (False, True) if len(cases) == 2 else (None,) * len(cases)
-            return [Branch(f"case {i}", case, polarities[i], which) for i, case in enumerate(cases)]
+            return [Branch(f"case {i}", i, case, polarities[i], which) for i, case in enumerate(cases)]
         if sel.kind == "select_list":
             return _select_list_branches(call, sel)
-        return [Branch("clamped", expr, None, None) for spec in specs if (expr := _arg(call, spec, receiver)) is not None]
+        return [Branch("clamped", 0, expr, None, None) for spec in specs if (expr := _arg(call, spec, receiver)) is not None]
 
-    def _uses(self, expr: ast.expr, env: _Env, scope: Scope) -> Iterator[OpUse]:
-        yield from self._walk(expr, env, scope, via=None, definition=None, seen=set(), depth=0)
+    def _uses(self, expr: cst.BaseExpression, env: _Env, scope: Scope, seen: Optional[set] = None, depth: int = 0) -> list[OpUse]:
+        search = _BranchSearch(self, env, scope, set() if seen is None else seen, depth)
+        expr.visit(search)
+        return search.uses
 
-    def _walk(self, node, env: _Env, scope: Scope, via, definition, seen: set, depth: int) -> Iterator[OpUse]:
-        if isinstance(node, _NEW_SCOPES):
-            return
-        if isinstance(node, ast.Call):
-            qualified = env.qualified(node.func)
-            if self._is_select_or_barrier(node, qualified, env):
-                return  # a nested select is checked on its own; a barrier stops all gradient
-            use = self._call_use(node, env)
-            if use is not None:
-                yield _indirect(use, via, definition)
-            inner = call_arguments(node)
-            if isinstance(node.func, ast.Attribute):
-                inner.append(node.func.value)
-        elif isinstance(node, ast.BinOp):
-            use = self._operator_use(node, env)
-            if use is not None:
-                yield _indirect(use, via, definition)
-            inner = [node.left, node.right]
-        elif isinstance(node, ast.Attribute):
-            inner = [node.value]
-        elif isinstance(node, ast.Name):
-            yield from self._follow_local(node, env, scope, seen, depth)
-            return
-        else:
-            inner = children(node)
-        for child in inner:
-            yield from self._walk(child, env, scope, via, definition, seen, depth)
-
-    def _follow_local(self, name: ast.Name, env: _Env, scope: Scope, seen: set, depth: int) -> Iterator[OpUse]:
+    def _follow_local(self, name: cst.Name, env: _Env, scope: Scope, seen: set, depth: int) -> list[OpUse]:
         """`s = jnp.sqrt(x)` earlier in the same scope, then `where(c, s, 0)`: the op leaks through `s`."""
         if depth >= MAX_INDIRECTION:
-            return
+            return []
         binding = env.binding(name)
         if (
             binding is None
             or binding.value is None
             or binding.imported is not None
-            or binding.name not in scope.bindings
-            or binding not in scope.bindings[binding.name]
-            or binding.position >= env.position
+            or not any(b is binding for b in scope.bindings.get(binding.name, ()))
+            or binding.place >= env.place
             or id(binding) in seen
         ):
-            return
+            return []
         seen.add(id(binding))
-        for use in self._walk(binding.value, env.at(binding.position), scope, None, None, seen, depth + 1):
-            # The chain's first name and the definition that holds the op are what a user needs to see.
-            yield OpUse(use.op, use.framework, use.node, use.arg, use.leak_domain, via=name, definition=use.definition or binding)
+        # The chain's first name and the definition that holds the op are what a user needs to see.
+        return [
+            OpUse(use.op, use.framework, use.node, use.arg, use.leak_domain, via=name, definition=use.definition or binding)
+            for use in self._uses(binding.value, env.at(binding.place), scope, seen, depth + 1)
+        ]
 
-    def _is_select_or_barrier(self, call: ast.Call, qualified: Optional[str], env: _Env) -> bool:
+    def _is_select_or_barrier(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
         if self.catalog.select(qualified) is not None or self.catalog.is_barrier(qualified):
             return True
         method = self._method(call, qualified, env)
@@ -367,31 +301,31 @@ class Detector:
         return False
 
     # --- singular ops ---------------------------------------------------------------------------
-    def _call_use(self, call: ast.Call, env: _Env) -> Optional[OpUse]:
+    def _call_use(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
         """The singular op `call` applies, if its argument can take the op to its pole here."""
         use = self._op_applied(call, env)
         if use is None or keyword_value(call, use.op.guard_keywords) is not None:
             return None  # torch.logit(x, eps=...) clamps by itself
         return use if self._leaks(use.arg, use.leak_domain, use.op, env) else None
 
-    def _operator_use(self, node: ast.BinOp, env: _Env) -> Optional[OpUse]:
-        operator = OPERATORS.get(type(node.op))
+    def _operator_use(self, node: cst.BinaryOperation, env: _Env) -> Optional[OpUse]:
+        operator = OPERATORS.get(type(node.operator))
         if operator is None:
             return None
         if operator == "%" and is_string(node.left):
             return None  # string formatting
-        op = next(o for o in _OPERATOR_OPS if o.operator == operator)
+        op = _OPERATOR_OPS[operator]
         if operator == "**":
-            return self._use_if_leaking(op, "", node, node.left, node.right, env)
-        return self._use_if_leaking(op, "", node, node.right, None, env)
+            return self._use_if_leaking(op, node, node.left, node.right, env)
+        return self._use_if_leaking(op, node, node.right, None, env)
 
-    def _use_if_leaking(self, op: SingularOp, framework: str, node, arg, exponent, env: _Env) -> Optional[OpUse]:
+    def _use_if_leaking(self, op: SingularOp, node, arg, exponent, env: _Env) -> Optional[OpUse]:
         domain = _domain_for(op, exponent, env)
         if domain is None or not self._leaks(arg, domain, op, env):
             return None
-        return OpUse(op, framework, node, arg, domain)
+        return OpUse(op, "", node, arg, domain)
 
-    def _leaks(self, arg: ast.expr, domain: IntervalSet, op: SingularOp, env: _Env) -> bool:
+    def _leaks(self, arg: cst.BaseExpression, domain: IntervalSet, op: SingularOp, env: _Env) -> bool:
         if not depends_on_data(arg, env) or self._guarded(arg, env, 0):
             return False
         if not can_reach(arg, domain, env):
@@ -400,9 +334,9 @@ class Detector:
         below_zero = IntervalSet.above(0.0, closed=False).intersect(domain).is_empty()
         return not (op.kind == "pole" and below_zero and is_epsilon_shifted(arg, env))
 
-    def _guarded(self, arg: ast.expr, env: _Env, depth: int) -> bool:
+    def _guarded(self, arg: cst.BaseExpression, env: _Env, depth: int) -> bool:
         """The argument is a where/select/clamp, a gradient-safe call, or a local assigned from one."""
-        if isinstance(arg, ast.Call):
+        if isinstance(arg, cst.Call):
             qualified = env.qualified(arg.func)
             if self._is_select_or_barrier(arg, qualified, env) or self.catalog.is_safe(qualified):
                 return True
@@ -410,22 +344,18 @@ class Detector:
             if inner is not None:
                 return self._guarded(inner, env, depth + 1)
             return qualified is None and leaf_name(arg.func) == "masked_fill"  # torch: a where spelled as a method
-        if isinstance(arg, ast.IfExp):
+        if isinstance(arg, cst.IfExp):
             return all(self._guarded(side, env, depth + 1) or not depends_on_data(side, env) for side in (arg.body, arg.orelse))
-        # `safe_x`, `z_safe`: the author says it is guarded, and a guard nanlint does not see is still a guard.
-        names = [n for n in _loads(arg) if (b := env.binding(n)) is None or b.imported is None]
-        if names and all("safe" in n.id.lower() for n in names):
-            return True
-        if isinstance(arg, ast.Name) and depth < MAX_INDIRECTION:
+        if isinstance(arg, cst.Name) and depth < MAX_INDIRECTION:
             binding = env.binding(arg)
             if binding is not None and binding.value is not None and binding.imported is None:
-                return self._guarded(binding.value, env.at(binding.position), depth + 1)
+                return self._guarded(binding.value, env.at(binding.place), depth + 1)
         return False
 
     # --- classification --------------------------------------------------------------------------
     def _classify(self, call, sel, framework, method_form, branch: Branch, use: OpUse, env: _Env) -> Optional[LeakSite]:
-        def site(code: str, admitted: Optional[tuple[IntervalSet, str]] = None) -> LeakSite:
-            found = LeakSite(code, call, sel, self._display(call, method_form), use.framework or framework, method_form, branch, use)
+        def site(kind: SiteKind, admitted: Optional[tuple[IntervalSet, str]] = None) -> LeakSite:
+            found = LeakSite(kind, call, sel, self._display(call, method_form), use.framework or framework, method_form, branch, use)
             if admitted is not None:
                 found.admitted, found.guard_var = admitted
             return found
@@ -434,18 +364,18 @@ class Detector:
             side = _clamp_side(call, sel, method_form)
             if "both" not in (side, use.op.clamp_side) and side != use.op.clamp_side:
                 return None  # e.g. minimum(sqrt(x), 10): sqrt is selected near its pole
-            return site(CLAMP)
+            return site(SiteKind.CLAMP)
         verdict, admitted = self._guard_verdict(branch, use, env)
-        if verdict == "no-leak":
+        if verdict is GuardVerdict.NO_LEAK:
             return None
-        if verdict == "admits" and use.op.kind == "pole":
-            return site(POLE_ADMITTED, admitted)
-        if verdict == "unknown" and not self._condition_guards(branch, use, env):
+        if verdict is GuardVerdict.ADMITS and use.op.kind == "pole":
+            return site(SiteKind.POLE_ADMITTED, admitted)
+        if verdict is GuardVerdict.UNKNOWN and not self._condition_guards(branch, use, env):
             # The condition is about something else: a leak only if the argument can reach the pole there.
-            return site(UNRELATED_CONDITION) if use.via is None else None
+            return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None
         if use.via is not None:
-            return site(INDIRECT)
-        return site(OVERFLOW if use.op.kind == "overflow" else DIRECT)
+            return site(SiteKind.SINGULAR_LOCAL)
+        return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP)
 
     def _condition_guards(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """Whether the condition mentions what the op's argument is made of: `where(x > 0, log(x), 0)`.
@@ -455,7 +385,7 @@ class Detector:
         """
         if branch.cond is None:
             return True
-        arg_env = env.at(use.definition.position) if use.definition is not None else env
+        arg_env = env.at(use.definition.place) if use.definition is not None else env
         cond_vars = self._variables(branch.cond, env, 4)
         arg_vars = self._variables(use.arg, arg_env, 4)
         shared = cond_vars & arg_vars
@@ -466,16 +396,16 @@ class Detector:
         regime = arg_vars - cond_vars and any(selected_values(branch.cond, name, env) is not None for name in shared)
         return not regime
 
-    def _variables(self, node: ast.AST, env: _Env, depth: int) -> set[str]:
+    def _variables(self, node: cst.CSTNode, env: _Env, depth: int) -> set[str]:
         """The root data names an expression is made of: locals are replaced by what they were
         computed from, `depth` levels deep (`pi_x = x * pi` stands for `x`). Remembered: a local's
         definition is expanded again for every site that reads it."""
-        key = (id(node), id(env.scope), env.position, depth)
+        key = (id(node), id(env.scope), env.place, depth)
         if key not in self._variables_of:
             self._variables_of[key] = self._expand_variables(node, env, depth)
         return self._variables_of[key]
 
-    def _expand_variables(self, node: ast.AST, env: _Env, depth: int) -> set[str]:
+    def _expand_variables(self, node: cst.CSTNode, env: _Env, depth: int) -> set[str]:
         found: set[str] = set()
         for name, attribute in _data_names(node):
             binding = env.binding(name)
@@ -483,16 +413,16 @@ class Detector:
                 continue
             if attribute is not None:
                 found.add(attribute)  # self.low: a field is a variable of its own
-            elif depth > 0 and binding is not None and binding.value is not None and binding.position < env.position:
-                found |= self._variables(binding.value, env.at(binding.position), depth - 1)
+            elif depth > 0 and binding is not None and binding.value is not None and binding.place < env.place:
+                found |= self._variables(binding.value, env.at(binding.place), depth - 1)
             else:
-                found.add(name.id)
+                found.add(name.value)
         return found
 
-    def _guard_verdict(self, branch: Branch, use: OpUse, env: _Env) -> tuple[str, Optional[tuple[IntervalSet, str]]]:
+    def _guard_verdict(self, branch: Branch, use: OpUse, env: _Env) -> tuple[GuardVerdict, Optional[tuple[IntervalSet, str]]]:
         """Compare what the guard selects with the op's leak domain, when the guard names the argument."""
         if branch.cond is None or branch.polarity is None or not use.op.elementwise:
-            return "unknown", None
+            return GuardVerdict.UNKNOWN, None
         for var, to_var in affine_base(use.arg, env):
             chosen = selected_values(branch.cond, self.code(var), env)
             if chosen is None:
@@ -502,11 +432,61 @@ class Detector:
             admitted = selected.intersect(domain)
             # A pole on the guard's own boundary (`x >= 0` for sqrt) is a guard aimed at it that let it in.
             if not admitted.is_empty() and _on_boundary(admitted, selected) and _holds_a_pole(admitted, domain):
-                return "admits", (admitted, self.code(var))
+                return GuardVerdict.ADMITS, (admitted, self.code(var))
             if selected.complement().intersect(domain).is_empty():
-                return "no-leak", None  # unselected only where the op is harmless
-            return "leak", None  # the condition is about the argument, and leaves the pole unselected
-        return "unknown", None
+                return GuardVerdict.NO_LEAK, None
+            return GuardVerdict.LEAK, None
+        return GuardVerdict.UNKNOWN, None
+
+
+class _BranchSearch(cst.CSTVisitor):
+    """The singular ops a branch evaluates: calls and operators, and through locals, their
+    definitions. A nested select is checked on its own, a barrier stops all gradient, and a
+    lambda runs later (or never) with names of its own."""
+
+    def __init__(self, detector: Detector, env: _Env, scope: Scope, seen: set, depth: int) -> None:
+        super().__init__()
+        self.detector = detector
+        self.env = env
+        self.scope = scope
+        self.seen = seen
+        self.depth = depth
+        self.uses: list[OpUse] = []
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        detector, env = self.detector, self.env
+        if detector._is_select_or_barrier(node, env.qualified(node.func), env):
+            return False
+        use = detector._call_use(node, env)
+        if use is not None:
+            self.uses.append(use)
+        # What a call reads: its arguments, and a method's receiver (not a called name: `f(x)` reads `x`).
+        for arg in node.args:
+            arg.value.visit(self)
+        if isinstance(node.func, cst.Attribute):
+            node.func.value.visit(self)
+        return False
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
+        use = self.detector._operator_use(node, self.env)
+        if use is not None:
+            self.uses.append(use)
+        return True
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # `x.real` reads `x`; `real` is no name of data
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # a keyword is a label, not a name of data
+        return False
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        self.uses += self.detector._follow_local(node, self.env, self.scope, self.seen, self.depth)
+        return False
 
 
 def _on_boundary(admitted: IntervalSet, selected: IntervalSet) -> bool:
@@ -514,7 +494,7 @@ def _on_boundary(admitted: IntervalSet, selected: IntervalSet) -> bool:
     return any(p.lo in ends or p.hi in ends for p in admitted.parts)
 
 
-def _domain_for(op: SingularOp, exponent: Optional[ast.expr], env) -> Optional[IntervalSet]:
+def _domain_for(op: SingularOp, exponent: Optional[cst.BaseExpression], env) -> Optional[IntervalSet]:
     """The op's leak domain; for a power, narrowed by its constant exponent (None: no leak, or unknown)."""
     if op.exponent is None:
         return op.leak_domain
@@ -522,10 +502,10 @@ def _domain_for(op: SingularOp, exponent: Optional[ast.expr], env) -> Optional[I
     return power_leak_domain(p) if p is not None else None
 
 
-def _clamp_bounds(call: ast.Call, sel: SelectFunction, method_form: bool, env) -> list[float]:
+def _clamp_bounds(call: cst.Call, sel: SelectFunction, method_form: bool, env) -> list[float]:
     """The constant bounds a clamp-like call applies, whichever argument carries them."""
     values = positional(call)
-    keywords = [k.value for k in call.keywords if k.arg in _LOWER_KEYWORDS | _UPPER_KEYWORDS]
+    keywords = [a.value for a in call.args if a.keyword is not None and a.keyword.value in _LOWER_KEYWORDS | _UPPER_KEYWORDS]
     if method_form:
         candidates = values  # x.clamp(0, 1), x.clamp_min(0), x.maximum(y)
     else:
@@ -541,58 +521,51 @@ def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:
     return any(admitted.contains(edge) for edge in edges)
 
 
-def _passed_through(call: ast.Call, qualified: Optional[str]) -> Optional[ast.expr]:
+def _passed_through(call: cst.Call, qualified: Optional[str]) -> Optional[cst.BaseExpression]:
     """The value a cast or reshape carries through (`x.astype(t)`, `tf.cast(x, t)`), else None."""
-    if qualified is None and isinstance(call.func, ast.Attribute) and call.func.attr in _PASS_THROUGH_METHODS:
+    if qualified is None and isinstance(call.func, cst.Attribute) and call.func.attr.value in _PASS_THROUGH_METHODS:
         return call.func.value
-    arguments = call_arguments(call) if qualified is not None else []
-    if arguments and qualified.rsplit(".", 1)[-1] in _PASS_THROUGH_FUNCTIONS:
-        return arguments[0]
+    values = arguments(call) if qualified is not None else []
+    if values and qualified.rsplit(".", 1)[-1] in _PASS_THROUGH_FUNCTIONS:
+        return values[0]
     return None
 
 
-def _loads(node: ast.AST) -> list[ast.Name]:
+def _loads(node: cst.CSTNode) -> list[cst.Name]:
     """Names of data read in an expression: not attribute names, keyword labels, called functions
     (`open(...)` is not data, `x.sum()` reads `x`), or anything inside a lambda."""
-    found: list[ast.Name] = []
+    found: list[cst.Name] = []
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, ast.Name):
+        kind = type(current)
+        if kind is cst.Name:
             found.append(current)
-        elif isinstance(current, ast.Attribute):
+        elif kind is cst.Attribute:
             stack.append(current.value)
-        elif isinstance(current, ast.Call):
-            stack.extend(call_arguments(current))
-            if not isinstance(current.func, ast.Name):
+        elif kind is cst.Call:
+            stack.extend(arg.value for arg in current.args)
+            if not isinstance(current.func, cst.Name):
                 stack.append(current.func)
-        elif not isinstance(current, _NEW_SCOPES):
+        elif kind is cst.Arg:
+            stack.append(current.value)
+        elif kind is not cst.Lambda:
             stack.extend(children(current))
     return found
 
 
-def _data_names(node: ast.AST) -> list[tuple[ast.Name, Optional[str]]]:
+def _data_names(node: cst.CSTNode) -> list[tuple[cst.Name, Optional[str]]]:
     """Like _loads, with `self.x` / `cls.x` read as one variable (its text) rather than `self`."""
-    fields = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.Attribute) and isinstance(current.value, ast.Name) and current.value.id in _SHARED_RECEIVERS:
-            fields.append(current)
-        elif not isinstance(current, _NEW_SCOPES):
-            stack.extend(children(current))
+    fields = [
+        n for n in walk(node)
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value in _SHARED_RECEIVERS
+    ]
     receivers = {id(f.value) for f in fields}
     names = [(n, None) for n in _loads(node) if id(n) not in receivers]
-    return names + [(f.value, f"{f.value.id}.{f.attr}") for f in fields]
+    return names + [(f.value, f"{f.value.value}.{f.attr.value}") for f in fields]
 
 
-def _indirect(use: OpUse, via, definition) -> OpUse:
-    if via is None:
-        return use
-    return OpUse(use.op, use.framework, use.node, use.arg, use.leak_domain, via=via, definition=definition)
-
-
-def _arg(call: ast.Call, spec: Optional[Arg], receiver: Optional[ast.expr] = None) -> Optional[ast.expr]:
+def _arg(call: cst.Call, spec: Optional[Arg], receiver: Optional[cst.BaseExpression] = None) -> Optional[cst.BaseExpression]:
     """The argument at `spec`: by keyword, else by position among the positional arguments."""
     if spec is None:
         return None
@@ -605,23 +578,23 @@ def _arg(call: ast.Call, spec: Optional[Arg], receiver: Optional[ast.expr] = Non
     return values[spec.position] if spec.position < len(values) else None
 
 
-def _select_list_branches(call: ast.Call, sel: SelectFunction) -> list[Branch]:
+def _select_list_branches(call: cst.Call, sel: SelectFunction) -> list[Branch]:
     conds_node = _arg(call, sel.cond)
     choices_node = _arg(call, sel.branches[0])
-    if not isinstance(choices_node, (ast.List, ast.Tuple)):
+    if not isinstance(choices_node, (cst.List, cst.Tuple)):
         return []
-    conds = list(conds_node.elts) if isinstance(conds_node, (ast.List, ast.Tuple)) else []
+    conds = [e.value for e in conds_node.elements] if isinstance(conds_node, (cst.List, cst.Tuple)) else []
     branches = [
-        Branch(f"choice {i}", element, True if i < len(conds) else None, conds[i] if i < len(conds) else None)
-        for i, element in enumerate(choices_node.elts)
+        Branch(f"choice {i}", i, element.value, True if i < len(conds) else None, conds[i] if i < len(conds) else None)
+        for i, element in enumerate(choices_node.elements)
     ]
     default = _arg(call, sel.branches[1])
     if default is not None:
-        branches.append(Branch("default", default, None, None))
+        branches.append(Branch("default", len(branches), default, None, None))
     return branches
 
 
-def _clamp_side(call: ast.Call, sel: SelectFunction, method_form: bool) -> str:
+def _clamp_side(call: cst.Call, sel: SelectFunction, method_form: bool) -> str:
     leaf = leaf_name(call.func) or ""
     if leaf in _LOWER_CLAMPS:
         return "low"
@@ -635,10 +608,10 @@ def _clamp_side(call: ast.Call, sel: SelectFunction, method_form: bool) -> str:
         given = not _is_none(arg)
         lower |= i == 0 and given
         upper |= i == 1 and given
-    for item in call.keywords:
-        if item.arg is not None and not _is_none(item.value):
-            lower |= item.arg in _LOWER_KEYWORDS
-            upper |= item.arg in _UPPER_KEYWORDS
+    for arg in call.args:
+        if arg.keyword is not None and not _is_none(arg.value):
+            lower |= arg.keyword.value in _LOWER_KEYWORDS
+            upper |= arg.keyword.value in _UPPER_KEYWORDS
     if lower and not upper:
         return "low"
     if upper and not lower:
@@ -646,6 +619,5 @@ def _clamp_side(call: ast.Call, sel: SelectFunction, method_form: bool) -> str:
     return "both"
 
 
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
+def _is_none(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"

@@ -1,40 +1,49 @@
 """Which framework function an expression names, through the file's imports and local bindings.
 
-A light replacement for a full scope analysis: one pass records every binding per scope (imports,
-assignments, parameters, defs) with its position; `qualified_name` then resolves `jnp.where` to
-`jax.numpy.where` unless something local shadows `jnp` at that point.
+A light scope analysis of its own, measured against libcst's ScopeProvider and
+QualifiedNameProvider (docs/performance.md): one walk over the kept units records every binding
+per scope (imports, assignments, parameters, defs) with its place in source order; `qualified_name`
+then resolves `jnp.where` to `jax.numpy.where` unless something local shadows `jnp` at that point.
+
+Places are numbers in source order, counted over the units in file order: a binding by assignment
+takes effect after the whole statement (`b = b.clip(0)` reads the previous `b`).
 """
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from nanlint.analysis.syntax import call_arguments, children
+import libcst as cst
 
-Position = tuple[int, int]  # (line, byte column): ordering of bindings and uses within a file
+from nanlint.analysis.tree import UnitTree, children
+
+Place = int
 
 
-@dataclass
+@dataclass(eq=False)
 class Binding:
     name: str
-    position: Position
+    place: Place
     # The qualified name when the binding is an import, else None.
     imported: Optional[str] = None
     # The assigned expression for `name = value` / `name := value`, else None (parameters, loops, ...).
-    value: Optional[ast.expr] = None
+    value: Optional[cst.BaseExpression] = None
 
 
-@dataclass
+@dataclass(eq=False)
 class Scope:
-    node: ast.AST
+    node: Optional[cst.CSTNode]  # the function, lambda or class; None for the module
     parent: Optional["Scope"]
     is_class: bool = False
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
 
     def bind(self, binding: Binding) -> None:
         self.bindings.setdefault(binding.name, []).append(binding)
+
+    @property
+    def is_function(self) -> bool:
+        return isinstance(self.node, (cst.FunctionDef, cst.Lambda))
 
     def lookup_chain(self) -> Iterator["Scope"]:
         """This scope, then the enclosing ones; class bodies are invisible from nested functions."""
@@ -47,151 +56,219 @@ class Scope:
             scope = scope.parent
 
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-# Nodes that bind and call nothing themselves (their children may): the index passes them by,
-# and it never visits the ones that have no children (a name read, a constant).
-_PLAIN = frozenset({ast.Attribute, ast.BinOp, ast.Subscript, ast.Compare, ast.keyword, ast.Expr, ast.Return, ast.Tuple, ast.List})
-_CHILDLESS = frozenset({ast.Name, ast.Constant})
+class _Leave:
+    """On the walk's stack: a node's children are done."""
 
+    __slots__ = ("node", "scope")
 
-def position(node: ast.AST) -> Position:
-    """Where a node starts; a decorated definition starts at its first decorator."""
-    if isinstance(node, (*_FUNCTIONS, ast.ClassDef)) and node.decorator_list:
-        first = node.decorator_list[0]
-        return (first.lineno, first.col_offset - 1)  # the `@`
-    return (node.lineno, node.col_offset)
-
-
-def end_position(node: ast.AST) -> Position:
-    return (node.end_lineno, node.end_col_offset)
+    def __init__(self, node: cst.CSTNode, scope: Scope) -> None:
+        self.node = node
+        self.scope = scope
 
 
 class ScopeIndex:
-    """Every scope and binding of a module, the scope each candidate call sits in, and the calls
-    that take a candidate as an argument or receiver (`sqrt(maximum(x, 0))`)."""
+    """Every scope and binding of the kept units, each node's place, parent and scope, the
+    candidate calls, and the calls that take a candidate as an argument or receiver."""
 
-    def __init__(self, tree: ast.Module, interesting_call: Callable[[ast.Call, dict[str, str]], bool]) -> None:
-        """`interesting_call(call, renamed)`: whether a call is a candidate, given the renames seen so far."""
+    def __init__(
+        self,
+        trees: list[UnitTree],
+        interesting_call: Callable[[cst.Call, dict[str, str]], bool],
+        defined: list[tuple[str, int]] = (),
+    ) -> None:
+        """`interesting_call(call, renamed)`: whether a call is a candidate, given the renames seen
+        so far. `defined`: top-level names bound by definitions that are not read (name, offset)."""
         self.interesting_call = interesting_call
-        self.calls: list[tuple[ast.Call, Scope]] = []
-        self.wrapping: list[tuple[ast.Call, ast.Call, Scope]] = []
+        self.calls: list[tuple[cst.Call, Scope]] = []
+        self.wrapping: list[tuple[cst.Call, cst.Call, Scope]] = []
         # alias -> original name, for `from jax.numpy import where as w` (a call to `w` is a candidate).
         self.renamed: dict[str, str] = {}
-        self.scope_of: dict[int, Scope] = {}
-        self.module_scope = self._new_scope(tree, None)
-        self._index(tree)
+        self.place: dict[int, Place] = {}
+        self.parent: dict[int, cst.CSTNode] = {}
+        self.scope_of: dict[int, Scope] = {}  # function, lambda and class nodes -> their scope
+        self.tree_of: dict[int, UnitTree] = {}  # each unit's root module -> its tree
+        self.module_scope = Scope(None, None)
+        self._count = 0
+        pending = sorted(defined, key=lambda d: d[1])
+        for tree in trees:
+            while pending and pending[0][1] < tree.unit.start:
+                self.module_scope.bind(Binding(pending.pop(0)[0], self._next()))
+            self.tree_of[id(tree.module)] = tree
+            self._index(tree)
+        for name, _ in pending:
+            self.module_scope.bind(Binding(name, self._next()))
 
-    def _new_scope(self, node: ast.AST, parent: Optional[Scope], is_class: bool = False) -> Scope:
-        scope = Scope(node, parent, is_class)
-        self.scope_of[id(node)] = scope
-        return scope
+    def _next(self) -> Place:
+        self._count += 1
+        return self._count
 
-    def _index(self, tree: ast.Module) -> None:
+    def _index(self, tree: UnitTree) -> None:
         # Depth first in source order; each node is visited in the scope it belongs to. A def's
         # decorators, defaults and annotations are read in its own scope, as its body is.
-        stack: list[tuple[ast.AST, Scope]] = [(tree, self.module_scope)]
+        root = tree.module
+        if tree.unit.member:  # the stand-in class binds nothing: its body is read in a class scope
+            wrapper = root.body[0]
+            self.parent[id(wrapper)] = root
+            self.parent[id(wrapper.body)] = wrapper
+            self.place[id(wrapper)] = self._next()
+            inner = self.scope_of[id(wrapper)] = Scope(wrapper, self.module_scope, is_class=True)
+            stack: list = [(child, inner, wrapper.body) for child in reversed(children(wrapper.body))]
+        else:
+            stack = [(child, self.module_scope, root) for child in reversed(children(root))]
+        place, parent = self.place, self.parent
         while stack:
-            node, scope = stack.pop()
-            inner = self._visit(node, scope) if type(node) not in _PLAIN else scope
-            stack.extend((child, inner) for child in reversed(children(node)) if type(child) not in _CHILDLESS)
+            item = stack.pop()
+            if type(item) is _Leave:
+                self._leave(item.node, item.scope)
+                continue
+            node, scope, above = item
+            place[id(node)] = self._next()
+            parent[id(node)] = above
+            inner = self._visit(node, scope)
+            kind = type(node)
+            if kind in _BIND_ON_LEAVE:
+                stack.append(_Leave(node, scope))
+            stack.extend((child, inner, node) for child in reversed(children(node)))
 
-    def _visit(self, node: ast.AST, scope: Scope) -> Scope:
+    def _visit(self, node: cst.CSTNode, scope: Scope) -> Scope:
         """Record what `node` binds or calls; returns the scope its children are in."""
         kind = type(node)
-        if kind in _FUNCTIONS:
-            scope.bind(Binding(node.name, position(node)))
-            inner = self._new_scope(node, scope)
-            self._bind_params(node.args, inner)
-            return inner
-        if kind is ast.Lambda:
-            inner = self._new_scope(node, scope)
-            self._bind_params(node.args, inner)
-            return inner
-        if kind is ast.ClassDef:
-            scope.bind(Binding(node.name, position(node)))
-            return self._new_scope(node, scope, is_class=True)
-        if kind is ast.Call:
+        if kind is cst.Call:
             self._visit_call(node, scope)
-        elif kind is ast.Assign:
-            for target in node.targets:
-                self._bind_target(scope, target, value=node.value, after=node)
-        elif kind is ast.AnnAssign:
-            if node.value is not None:
-                self._bind_target(scope, node.target, value=node.value, after=node)
-        elif kind is ast.AugAssign:
-            self._bind_target(scope, node.target, after=node)
-        elif kind is ast.NamedExpr:
-            self._bind_target(scope, node.target, value=node.value, after=node)
-        elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
-            self._bind_target(scope, node.target)
-        elif kind is ast.withitem:
-            if node.optional_vars is not None:
-                self._bind_target(scope, node.optional_vars)
-        elif kind is ast.ExceptHandler:
-            if node.name is not None:
-                scope.bind(Binding(node.name, position(node)))
-        elif kind is ast.Import:
+        elif kind is cst.Name or kind in _PLAIN:
+            pass
+        elif kind is cst.FunctionDef:
+            scope.bind(Binding(node.name.value, self.place[id(node)]))
+            inner = self.scope_of[id(node)] = Scope(node, scope)
+            self._bind_params(node.params, inner)
+            return inner
+        elif kind is cst.Lambda:
+            inner = self.scope_of[id(node)] = Scope(node, scope)
+            self._bind_params(node.params, inner)
+            return inner
+        elif kind is cst.ClassDef:
+            scope.bind(Binding(node.name.value, self.place[id(node)]))
+            inner = self.scope_of[id(node)] = Scope(node, scope, is_class=True)
+            return inner
+        elif kind in (cst.For, cst.CompFor):
+            self._bind_target(scope, node.target, self.place[id(node)])
+        elif kind is cst.WithItem:
+            if node.asname is not None:
+                self._bind_target(scope, node.asname.name, self.place[id(node)])
+        elif kind is cst.ExceptHandler or kind is cst.ExceptStarHandler:
+            if node.name is not None and isinstance(node.name.name, cst.Name):
+                scope.bind(Binding(node.name.name.value, self.place[id(node)]))
+        elif kind is cst.Import:
             self._visit_import(node, scope)
-        elif kind is ast.ImportFrom:
+        elif kind is cst.ImportFrom:
             self._visit_import_from(node, scope)
         return scope
 
-    def _bind_params(self, params: ast.arguments, scope: Scope) -> None:
-        everything = [*params.posonlyargs, *params.args, *params.kwonlyargs]
-        for star in (params.vararg, params.kwarg):
-            if star is not None:
+    def _leave(self, node: cst.CSTNode, scope: Scope) -> None:
+        """An assignment binds once its value is computed."""
+        after = self._next()
+        kind = type(node)
+        if kind is cst.Assign:
+            for target in node.targets:
+                self._bind_target(scope, target.target, after, value=node.value)
+        elif kind is cst.AnnAssign:
+            if node.value is not None:
+                self._bind_target(scope, node.target, after, value=node.value)
+        elif kind is cst.AugAssign:
+            self._bind_target(scope, node.target, after)
+        elif kind is cst.NamedExpr:
+            self._bind_target(scope, node.target, after, value=node.value)
+
+    def _bind_params(self, params: cst.Parameters, scope: Scope) -> None:
+        everything = [*params.posonly_params, *params.params, *params.kwonly_params]
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
                 everything.append(star)
         for param in everything:
-            scope.bind(Binding(param.arg, position(param)))
+            scope.bind(Binding(param.name.value, self._next()))
 
-    def _visit_import(self, node: ast.Import, scope: Scope) -> None:
+    def _visit_import(self, node: cst.Import, scope: Scope) -> None:
         for alias in node.names:
-            if alias.asname is not None:
-                scope.bind(Binding(alias.asname, position(alias), imported=alias.name))
-                self._note_rename(alias.asname, alias.name)
+            dotted = _dotted_text(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                target = alias.asname.name.value
+                scope.bind(Binding(target, self._next(), imported=dotted))
+                self._note_rename(target, dotted)
             else:
                 # `import jax.numpy` binds `jax`, through which `jax.numpy.where` resolves.
-                top = alias.name.split(".", 1)[0]
-                scope.bind(Binding(top, position(node), imported=top))
+                top = dotted.split(".", 1)[0]
+                scope.bind(Binding(top, self._next(), imported=top))
 
-    def _visit_import_from(self, node: ast.ImportFrom, scope: Scope) -> None:
-        if node.level or node.module is None:
+    def _visit_import_from(self, node: cst.ImportFrom, scope: Scope) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
             return
+        module = _dotted_text(node.module)
         for alias in node.names:
-            if alias.name == "*":
-                return
-            target = alias.asname or alias.name
-            scope.bind(Binding(target, position(alias), imported=f"{node.module}.{alias.name}"))
-            self._note_rename(target, alias.name)
+            name = _dotted_text(alias.name)
+            target = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+            scope.bind(Binding(target, self._next(), imported=f"{module}.{name}"))
+            self._note_rename(target, name)
 
     def _note_rename(self, target: str, original: str) -> None:
         if target != original:
             self.renamed[target] = original.rsplit(".", 1)[-1]
 
-    # An assignment binds once its value is computed: `b = b.clip(0)` reads the previous `b`.
-    def _bind_target(self, scope: Scope, target: ast.AST, *, value=None, after=None) -> None:
-        if isinstance(target, ast.Name):
-            where = end_position(after) if after is not None else position(target)
-            scope.bind(Binding(target.id, where, value=value))
-        elif isinstance(target, (ast.Tuple, ast.List)):
+    def _bind_target(self, scope: Scope, target: cst.CSTNode, place: Place, *, value=None) -> None:
+        if isinstance(target, cst.Name):
+            scope.bind(Binding(target.value, place, value=value))
+        elif isinstance(target, (cst.Tuple, cst.List)):
             # Unpacking: each name is bound, but to an unknown part of the value.
-            for element in target.elts:
-                self._bind_target(scope, element, after=after)
-        elif isinstance(target, ast.Starred):
-            self._bind_target(scope, target.value, after=after)
+            for element in target.elements:
+                self._bind_target(scope, element.value, place)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(scope, target.value, place)
 
-    def _visit_call(self, node: ast.Call, scope: Scope) -> None:
+    def _visit_call(self, node: cst.Call, scope: Scope) -> None:
         if self.interesting_call(node, self.renamed):
             self.calls.append((node, scope))
-        inner = call_arguments(node)
-        if isinstance(node.func, ast.Attribute):
+        inner = [a.value for a in node.args]
+        if isinstance(node.func, cst.Attribute):
             inner.append(node.func.value)
         for value in inner:
-            if isinstance(value, ast.Call) and self.interesting_call(value, self.renamed):
+            if isinstance(value, cst.Call) and self.interesting_call(value, self.renamed):
                 self.wrapping.append((node, value, scope))
 
+    # --- questions about places ---------------------------------------------------------------------
+    def scope_at(self, node: cst.CSTNode) -> Scope:
+        """The scope `node` is read in."""
+        current = self.parent.get(id(node))
+        while current is not None:
+            scope = self.scope_of.get(id(current))
+            if scope is not None:
+                return scope
+            current = self.parent.get(id(current))
+        return self.module_scope
 
-def binding_at(scope: Scope, name: str, at: Position) -> Optional[Binding]:
+    def tree_holding(self, node: cst.CSTNode) -> UnitTree:
+        current = node
+        while id(current) in self.parent:
+            current = self.parent[id(current)]
+        return self.tree_of[id(current)]
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        current = self.parent.get(id(node))
+        while current is not None:
+            yield current
+            current = self.parent.get(id(current))
+
+
+# Nodes that bind nothing and call nothing themselves (their children may).
+_PLAIN = frozenset(
+    {
+        cst.Attribute, cst.BinaryOperation, cst.Subscript, cst.Comparison, cst.Arg, cst.Expr, cst.Return,
+        cst.Tuple, cst.List, cst.Element, cst.SimpleStatementLine, cst.IndentedBlock, cst.Integer, cst.Float,
+        cst.SimpleString, cst.UnaryOperation, cst.SubscriptElement, cst.Index, cst.ComparisonTarget,
+    }
+)
+_BIND_ON_LEAVE = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr})
+
+
+def binding_at(scope: Scope, name: str, at: Place) -> Optional[Binding]:
     """The binding of `name` visible at `at`, following Python's scoping.
 
     A name bound anywhere in a function is local to all of it; the latest binding before the use
@@ -202,30 +279,40 @@ def binding_at(scope: Scope, name: str, at: Position) -> Optional[Binding]:
         if not bindings:
             continue
         for binding in reversed(bindings):
-            if binding.position < at:
+            if binding.place < at:
                 return binding  # the last one bound before `at`
         return bindings[-1]
     return None
 
 
-def qualified_name(node: ast.AST, scope: Scope, at: Position) -> Optional[str]:
+def qualified_name(node: cst.CSTNode, scope: Scope, at: Place) -> Optional[str]:
     """`jnp.linalg.norm` -> `jax.numpy.linalg.norm` when `jnp` is an import visible here, else None."""
     attrs: list[str] = []
-    while isinstance(node, ast.Attribute):
-        attrs.append(node.attr)
+    while isinstance(node, cst.Attribute):
+        attrs.append(node.attr.value)
         node = node.value
-    if not isinstance(node, ast.Name):
+    if not isinstance(node, cst.Name):
         return None
-    binding = binding_at(scope, node.id, at)
+    binding = binding_at(scope, node.value, at)
     if binding is None or binding.imported is None:
         return None
     return ".".join([binding.imported, *reversed(attrs)])
 
 
-def leaf_name(func: ast.AST) -> Optional[str]:
+def leaf_name(func: cst.CSTNode) -> Optional[str]:
     """The last name of a called expression: `where` for `jnp.where`, `w` for `w`."""
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
     return None
+
+
+def _dotted_text(node: cst.CSTNode) -> str:
+    """`jax.numpy` for the names and dots of an import."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    parts.append(node.value if isinstance(node, cst.Name) else "")
+    return ".".join(reversed(parts))

@@ -25,7 +25,7 @@ BARRIER_METHODS = frozenset({"detach"})
 _WHERE = next(sel for sel in SELECTS if sel.kind == "where")
 
 
-class CatalogView:
+class Catalog:
     def __init__(self, settings: Settings) -> None:
         self.frameworks = frozenset(settings.frameworks)
         self._ops = dict(OP_INDEX)

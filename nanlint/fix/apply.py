@@ -17,7 +17,7 @@ from nanlint.diagnostics import Diagnostic
 from nanlint.fix.edits import apply_edits, offset_of
 from nanlint.fix.model import overlaps
 from nanlint.source_lines import line_starts
-from nanlint.check import FileResult, Linter
+from nanlint.check import FileResult, Checker
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
 
 MAX_ROUNDS = 100  # as ruff: a fix that needs more rounds than this is not converging
@@ -72,7 +72,7 @@ def _back(offset: int, edits: list[tuple[int, int, int]]) -> int:
 
 
 def fix_source(
-    linter: Linter, result: FileResult, *, unsafe_fixes: bool, path: Optional[Path] = None, accept: Optional[Callable] = None
+    linter: Checker, result: FileResult, *, unsafe_fixes: bool, path: Optional[Path] = None, accept: Optional[Callable] = None
 ) -> FixOutcome:
     """`accept(candidates, outcome)`, when given, returns the ids of the candidates that may be applied
     (`--fix --verify` passes the verification harness); the others stay findings."""
@@ -112,7 +112,7 @@ def fix_source(
     return outcome
 
 
-def _attempt(linter: Linter, outcome: FixOutcome, batch: list[Diagnostic], path: Optional[Path]):
+def _attempt(linter: Checker, outcome: FixOutcome, batch: list[Diagnostic], path: Optional[Path]):
     new_source = apply_edits(outcome.source, [e for d in batch for e in d.fix.edits])
     if not _compiles(new_source):
         return None

@@ -1,45 +1,61 @@
-"""Plan the double-where fix for one finding: which text to insert where, and how safe it is.
+"""Plan the double-where fix for one finding: a libcst rewrite of the code around it, and how safe it is.
 
-The singular op's argument is masked with an inner where that uses the same condition and the
-file's own spelling of `where`, keeping the argument where the branch is selected and a safe value
-from the catalog elsewhere. Conditions that are not pure are evaluated once (hoisted into a local,
+The singular op's argument is masked with an inner where, built as libcst nodes: the same condition,
+the file's own spelling of `where`, the argument where the branch is selected and a safe value from
+the catalog elsewhere. Conditions that are not pure are evaluated once (hoisted into a new statement,
 or bound with `:=`), which makes the fix unsafe; what cannot be fixed mechanically is display-only.
+
+The rewrite is a `CSTTransformer` run on the smallest node that holds every change; the edit is the
+transformed node's code over that node's text, trimmed to what differs, so everything else in the
+file stays byte for byte as it was.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable, Optional
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Union
 
-import ast
+import libcst as cst
 
-from nanlint.analysis.detector import DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION, Detector, LeakSite
-from nanlint.fix.model import Location
+from nanlint.analysis.detector import Detector
+from nanlint.analysis.names import Binding, binding_at, qualified_name
+from nanlint.analysis.sites import LeakSite, SiteKind
+from nanlint.analysis.tree import UnitTree, children, generated
 from nanlint.fix.model import Applicability, Edit, Fix
-from nanlint.analysis.names import binding_at, position, qualified_name
-from nanlint.source_lines import split_lines
-from nanlint.analysis.syntax import call_arguments, children, positional, walk
+from nanlint.rules import BY_KIND
 
-FIXABLE_CODES = frozenset({DIRECT, INDIRECT, OVERFLOW, UNRELATED_CONDITION})
-# A statement cannot be inserted before code inside these: it runs later, or per item.
-_NO_STATEMENT_BEFORE = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_COMPOUND_STATEMENTS = (
-    ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
-    ast.AsyncFunctionDef, ast.ClassDef, ast.Match,
-) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 # Calls into these look random or stateful: duplicating one changes the program's values.
-_WORD = re.compile(r"\w+")
 _IMPURE_NAME = re.compile(r"(^|\.)(random|rand\w*|dropout|uniform|normal|bernoulli|multinomial|shuffle|sample\w*|choice|permutation)(\.|$)")
 _TF_MODULES = ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2", "tensorflow.experimental.numpy")
+_WORD = re.compile(r"\w+")
+# Code inside these runs later, or once per item: no statement can be placed before it.
+_NO_STATEMENT_BEFORE = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
+
+Node = cst.BaseExpression
+# A node's replacement: a new node, or a function of the node with its own changes made.
+Replacement = Union[cst.CSTNode, Callable[[cst.CSTNode], Union[cst.CSTNode, cst.FlattenSentinel]]]
+
+
+@dataclass
+class _Changes:
+    """The nodes a fix replaces (by identity), and what replaces each."""
+
+    nodes: dict[int, cst.CSTNode] = field(default_factory=dict)
+    replacements: dict[int, Replacement] = field(default_factory=dict)
+
+    def replace(self, node: cst.CSTNode, replacement: Replacement) -> None:
+        self.nodes[id(node)] = node
+        self.replacements[id(node)] = replacement
 
 
 @dataclass
 class _Spelling:
-    """How to write the inner select so that it keeps `arg` where the branch is selected."""
+    """How to build the inner select that keeps `arg` where the branch is selected."""
 
-    mask: Callable[[str, str, str], str]  # (cond_text, arg_text, safe_text) -> text
-    safe_text: Callable[[str], str]  # (arg_text) -> text of the safe value
+    mask: Callable[[Node, Node, Node], Node]  # (cond, arg, safe value) -> the masked argument
+    safe_value: Callable[[Node], Node]  # (arg) -> the safe value
     duplicates_arg: bool  # the safe value repeats the argument (ones_like(x)): it must be pure to copy
     arg_as_receiver: bool = False  # `arg.where(...)`: a compound argument needs parentheses
 
@@ -49,15 +65,13 @@ class FixPlanner:
 
     def __init__(self, detector: Detector, source: str) -> None:
         self.detector = detector
+        self.index = detector.index
         self.source = source
-        self._lines: Optional[list[str]] = None
-        self.newline = "\r\n" if "\r\n" in source else "\n"
-        self._parents: Optional[dict[int, ast.AST]] = None
         self._taken: set[str] = set()
         self._all_names: Optional[set[str]] = None
 
     def plan(self, site: LeakSite, title: str) -> Optional[Fix]:
-        if site.code not in FIXABLE_CODES:
+        if not BY_KIND[site.kind].FIXABLE:
             return None
         if not site.use.op.elementwise:
             return Fix(
@@ -68,185 +82,169 @@ class FixPlanner:
         spelling = self._spelling(site)
         if spelling is None:
             return Fix(Applicability.DISPLAY_ONLY, f"{title}: this select has no spelling nanlint can reuse for the inner mask")
-        if site.code == INDIRECT:
+        if site.kind is SiteKind.SINGULAR_LOCAL:
             return self._fix_definition(site, spelling, title)
         return self._fix_in_place(site, spelling, title)
 
     # --- the two shapes of fix ----------------------------------------------------------------
     def _fix_in_place(self, site: LeakSite, spelling: _Spelling, title: str) -> Fix:
-        cond = site.branch.cond
-        arg_text = self._code(site.use.arg)
+        cond, arg = site.branch.cond, site.use.arg
         applicability = Applicability.SAFE
-        if spelling.duplicates_arg and not self.is_pure(site.use.arg):
+        if spelling.duplicates_arg and not self.is_pure(arg):
             applicability = Applicability.UNSAFE
-        safe_text = spelling.safe_text(arg_text)
-        edits: list[Edit] = []
-        if cond is None or self.is_pure(cond):
-            cond_text = self._code(cond) if cond is not None else ""
+        changes = _Changes()
+        if cond is None:
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: this branch is chosen by no single condition")
+        if self.is_pure(cond):
+            cond_value = cond.deep_clone()
         else:
-            hoisted = self._hoist(site, cond)
+            hoisted = self._hoist(site, cond, changes)
             if hoisted is None:
                 return Fix(Applicability.DISPLAY_ONLY, f"{title}: the condition must be evaluated once, and there is no place to bind it")
-            cond_text, edits = hoisted
+            cond_value = hoisted
             applicability = Applicability.UNSAFE
-        edits.append(self._replace(site.use.arg, spelling.mask(cond_text, self._prepared(site.use.arg, arg_text, spelling), safe_text)))
-        return Fix(applicability, title, edits)
+        changes.replace(arg, self._masked(arg, cond_value, spelling))
+        edit = self._edit(changes)
+        if edit is None:
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: nanlint could not place the rewrite in the file")
+        return Fix(applicability, title, [edit])
 
     def _fix_definition(self, site: LeakSite, spelling: _Spelling, title: str) -> Fix:
         """`s = jnp.sqrt(x)` ... `where(c, s, 0)`: mask inside the definition, if every use of `s` is under `c`."""
         cond = site.branch.cond
         definition = site.use.definition
+        local = site.use.via.value
         if cond is None or definition is None or not self.is_pure(cond) or not self._same_bindings(cond, site, definition):
-            return Fix(Applicability.DISPLAY_ONLY, f"{title}: the condition cannot be evaluated where `{site.use.via.id}` is defined")
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: the condition cannot be evaluated where `{local}` is defined")
         if not self._uses_all_under(site):
-            return Fix(Applicability.DISPLAY_ONLY, f"{title}: `{site.use.via.id}` is also used outside this condition; mask it in a new variable")
-        arg_text = self._code(site.use.arg)
-        mask = spelling.mask(self._code(cond), self._prepared(site.use.arg, arg_text, spelling), spelling.safe_text(arg_text))
-        return Fix(Applicability.UNSAFE, title, [self._replace(site.use.arg, mask)])
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: `{local}` is also used outside this condition; mask it in a new variable")
+        arg = site.use.arg
+        changes = _Changes()
+        changes.replace(arg, self._masked(arg, cond.deep_clone(), spelling))
+        edit = self._edit(changes)
+        if edit is None:
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: nanlint could not place the rewrite in the file")
+        return Fix(Applicability.UNSAFE, title, [edit])
+
+    def _masked(self, arg: Node, cond: Node, spelling: _Spelling) -> Node:
+        kept = _prepared(arg, spelling.arg_as_receiver)
+        return spelling.mask(cond, kept, spelling.safe_value(arg.deep_clone()))
 
     # --- spelling of the inner select --------------------------------------------------------------
     def _spelling(self, site: LeakSite) -> Optional[_Spelling]:
-        sel = site.select_fn
-        func = site.select.func
-        func_text = self._code(func)
-        prefix = self._code(func.value) if isinstance(func, ast.Attribute) else None
+        sel, func = site.select_fn, site.select.func
+        prefix = func.value if isinstance(func, cst.Attribute) else None
         literal = _literal(site.use.op.safe_value, integral=site.use.op.key == "remainder")
+        index = site.branch.index
 
-        def constant(_: str) -> str:
+        def constant(_: Node) -> Node:
             return literal
 
         if site.method_form:
             if site.branch.polarity is None:
                 return None
-            negate = "" if site.branch.polarity else "~"
-            return _Spelling(lambda c, a, s: f"{a}.where({negate}{_wrap(c, negate)}, {s})", constant, False, arg_as_receiver=True)
+            negate = not site.branch.polarity
+            return _Spelling(lambda c, a, s: _call(cst.Attribute(a, cst.Name("where")), _negated(c) if negate else c, s), constant, False, arg_as_receiver=True)
         if sel.kind == "where":
             qualified = self._qualified(func, site)
+            mask = _where_mask(func, site.branch.polarity)
             if sel.no_broadcast:  # lax.select: the safe value must have x's shape and dtype
-                if prefix is None:
-                    return None
-                return _Spelling(_where_mask(func_text, site.branch.polarity), lambda a: f"{prefix}.full_like({a}, {literal})", True)
+                return None if prefix is None else _Spelling(mask, lambda a: _call(_member(prefix, "full_like"), a, literal), True)
             module = qualified.rsplit(".", 1)[0] if qualified else ""
             if module in _TF_MODULES and prefix is not None:
                 # TensorFlow does not promote dtypes in where: build the safe value from x itself.
-                return _Spelling(_where_mask(func_text, site.branch.polarity), _tf_like(prefix, site.use.op.safe_value), True)
-            if sel.equal_shapes:
-                return None
-            return _Spelling(_where_mask(func_text, site.branch.polarity), constant, False)
+                return _Spelling(mask, _tf_like(prefix, site.use.op.safe_value), True)
+            return None if sel.equal_shapes else _Spelling(mask, constant, False)
         if sel.kind == "select_n" and prefix is not None:
-            index, count = int(site.branch.label.split()[1]), _case_count(site.select)
+            count = len([a for a in site.select.args[1:] if a.keyword is None and not a.star])
             return _Spelling(
-                lambda c, a, s: f"{func_text}({c}, {', '.join(a if i == index else s for i in range(count))})",
-                lambda a: f"{prefix}.full_like({a}, {literal})",
+                lambda c, a, s: _call(func.deep_clone(), c, *(a if i == index else s for i in range(count))),
+                lambda a: _call(_member(prefix, "full_like"), a, literal),
                 True,
             )
-        if sel.kind == "select_list" and site.branch.label == "choice 0" and prefix is not None:
+        if sel.kind == "select_list" and index == 0 and prefix is not None:
             # jnp.select takes the first true condition: choice 0 is selected exactly where condlist[0] holds.
-            return _Spelling(_where_mask(f"{prefix}.where", True), constant, False)
+            return _Spelling(_where_mask(_member(prefix, "where"), True), constant, False)
         return None
 
-    def _qualified(self, func: ast.expr, site: LeakSite) -> Optional[str]:
-        return qualified_name(func, site.scope, self.detector.position(site.select))
+    def _qualified(self, func: cst.BaseExpression, site: LeakSite) -> Optional[str]:
+        return qualified_name(func, site.scope, self.detector.place(site.select))
 
     # --- purity and hoisting -------------------------------------------------------------------------
-    def is_pure(self, node: ast.AST) -> bool:
+    def is_pure(self, node: cst.CSTNode) -> bool:
         """Cheap to evaluate twice and without side effects: names, constants, arithmetic, comparisons,
         and calls of framework functions that are not random."""
-        if isinstance(node, (ast.Name, ast.Constant)):
+        if isinstance(node, (cst.Name, *_LITERALS)):
             return True
-        if isinstance(node, ast.Attribute):
+        if isinstance(node, cst.Attribute):
             return self.is_pure(node.value)
-        if isinstance(node, ast.UnaryOp):
-            return self.is_pure(node.operand)
-        if isinstance(node, ast.BinOp):
+        if isinstance(node, cst.UnaryOperation):
+            return self.is_pure(node.expression)
+        if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
             return self.is_pure(node.left) and self.is_pure(node.right)
-        if isinstance(node, ast.BoolOp):
-            return all(self.is_pure(v) for v in node.values)
-        if isinstance(node, ast.Compare):
-            return self.is_pure(node.left) and all(self.is_pure(c) for c in node.comparators)
-        if isinstance(node, (ast.Tuple, ast.List)):
-            return all(self.is_pure(e) for e in node.elts)
-        if isinstance(node, ast.Subscript):
-            index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            return self.is_pure(node.value) and all(not isinstance(i, ast.Slice) and self.is_pure(i) for i in index)
-        if isinstance(node, ast.Call):
-            name = self._call_name(node)
+        if isinstance(node, cst.Comparison):
+            return self.is_pure(node.left) and all(self.is_pure(c.comparator) for c in node.comparisons)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return all(not isinstance(e, cst.StarredElement) and self.is_pure(e.value) for e in node.elements)
+        if isinstance(node, cst.Subscript):
+            return self.is_pure(node.value) and all(isinstance(e.slice, cst.Index) and self.is_pure(e.slice.value) for e in node.slice)
+        if isinstance(node, cst.Call):
+            name = qualified_name(node.func, self.index.scope_at(node), self.detector.place(node))
             return (
                 name is not None
                 and not _IMPURE_NAME.search(name)
-                and not any(isinstance(a, ast.Starred) for a in node.args)
-                and all(k.arg is not None for k in node.keywords)
-                and all(self.is_pure(a) for a in call_arguments(node))
+                and not any(a.star for a in node.args)
+                and all(self.is_pure(a.value) for a in node.args)
             )
         return False
 
-    def _call_name(self, call: ast.Call) -> Optional[str]:
-        scope = self._scope_of(call)
-        return qualified_name(call.func, scope, position(call)) if scope is not None else None
-
-    def _scope_of(self, node: ast.AST):
-        parents = self._parent_map()
-        current: Optional[ast.AST] = node
-        while current is not None:
-            scope = self.detector.index.scope_of.get(id(current))
-            if scope is not None:
-                return scope
-            current = parents.get(id(current))
-        return None
-
-    def _hoist(self, site: LeakSite, cond: ast.expr) -> Optional[tuple[str, list[Edit]]]:
+    def _hoist(self, site: LeakSite, cond: Node, changes: _Changes) -> Optional[Node]:
+        """Evaluate the condition once: in a new statement before the select's, or bound with `:=`.
+        Records the rewrites in `changes`; returns what the mask reads for the condition."""
         name = self._fresh_name()
-        cond_text = self._code(cond)
         statement = self._statement_for(site.select)
         if statement is not None:
-            row = statement.lineno
-            if self._lines is None:
-                self._lines = split_lines(self.source)
-            indent = re.match(r"[ \t]*", self._lines[row - 1]).group(0)
-            insert = Edit(f"{indent}{name} = {cond_text}{self.newline}", Location(row, 1), Location(row, 1))
-            return name, [insert, self._replace(cond, name)]
-        if site.method_form or self._in_comprehension_iterable(site.select):
-            # The receiver is evaluated before the condition, and `:=` is not allowed in an iterable.
-            return None
-        return name, [self._replace(cond, f"({name} := {cond_text})")]
+            assignment = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cond.deep_clone())])
 
-    def _in_comprehension_iterable(self, node: ast.AST) -> bool:
-        parents = self._parent_map()
-        child, current = node, parents.get(id(node))
-        while current is not None:
-            if isinstance(current, ast.comprehension) and child is current.iter:
+            def insert(updated: cst.SimpleStatementLine) -> cst.FlattenSentinel:
+                # Comments above the statement stay above the new line.
+                first = assignment.with_changes(leading_lines=updated.leading_lines)
+                return cst.FlattenSentinel([first, updated.with_changes(leading_lines=[])])
+
+            changes.replace(cond, cst.Name(name))
+            changes.replace(statement, insert)
+            return cst.Name(name)
+        if site.method_form or self._in_comprehension_iterable(site.select):
+            return None  # the receiver is evaluated before the condition, and `:=` is not allowed in an iterable
+        changes.replace(cond, cst.NamedExpr(cst.Name(name), cond.deep_clone(), lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+        return cst.Name(name)
+
+    def _in_comprehension_iterable(self, node: cst.CSTNode) -> bool:
+        child = node
+        for current in self.index.ancestors(node):
+            if isinstance(current, cst.CompFor) and child is current.iter:
                 return True
-            child, current = current, parents.get(id(current))
+            child = current
         return False
 
-    def _statement_for(self, node: ast.AST) -> Optional[ast.stmt]:
-        """The statement holding `node`, if a new statement can go on its own line right before it."""
-        parents = self._parent_map()
-        current = parents.get(id(node))
-        while current is not None:
+    def _statement_for(self, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+        """The line of statements holding `node`, if a new statement can go right before it: not
+        inside a lambda or comprehension, not a compound statement's header, and `node` in the
+        line's first statement (a statement after `a;` may read what `a` binds)."""
+        child = node
+        for current in self.index.ancestors(node):
             if isinstance(current, _NO_STATEMENT_BEFORE):
                 return None
-            if isinstance(current, ast.stmt):
-                if isinstance(current, _COMPOUND_STATEMENTS):
-                    return None  # an `if`/`while` test, a decorator: no statement fits before it safely
-                return current if self._starts_a_line(current) else None
-            current = parents.get(id(current))
+            if isinstance(current, cst.SimpleStatementLine):
+                return current if current.body and current.body[0] is child else None
+            if isinstance(current, (cst.BaseCompoundStatement, cst.SimpleStatementSuite)):
+                return None  # an `if`/`while` test, a decorator, `if c: x = f()`: no line of its own
+            child = current
         return None
-
-    def _starts_a_line(self, statement: ast.stmt) -> bool:
-        """`x = f()` alone at the start of its line: not the body of `if c: x = f()`, not after
-        `a;` (the new line would run before `a`), not on a line a backslash continues."""
-        source = self.detector.source
-        row = statement.lineno
-        line_start = source.starts[row - 1]
-        if source.text[line_start : source.offset(row, statement.col_offset)].strip():
-            return False
-        previous = split_lines(source.text[source.starts[row - 2] : line_start])[0] if row > 1 else ""
-        return not previous.endswith("\\")
 
     def _fresh_name(self) -> str:
         if self._all_names is None:
-            # Every word of the file, not just of the slice the detector read: a new name must
+            # Every word of the file, not just of the units the analysis read: a new name must
             # clash with nothing, and must be the same name whichever part of the file was read.
             self._all_names = set(_WORD.findall(self.source))
         for i in range(1000):
@@ -257,86 +255,164 @@ class FixPlanner:
         raise RuntimeError("no free name")
 
     # --- indirect leaks ------------------------------------------------------------------------------
-    def _same_bindings(self, cond: ast.expr, site: LeakSite, definition) -> bool:
+    def _same_bindings(self, cond: Node, site: LeakSite, definition: Binding) -> bool:
         """Every name in the condition means the same at the definition as at the select."""
-        scope = site.scope
-        at_select = position(site.select)
+        at_select = self.detector.place(site.select)
         for name in _names_in(cond):
-            if binding_at(scope, name.id, definition.position) is not binding_at(scope, name.id, at_select):
+            if binding_at(site.scope, name.value, definition.place) is not binding_at(site.scope, name.value, at_select):
                 return False
         return True
 
     def _uses_all_under(self, site: LeakSite) -> bool:
-        local = site.use.via.id
+        local = site.use.via.value
         definition = site.use.definition
         scope = site.scope
+        cond_text = self.detector.code(site.branch.cond)
         covered: set[int] = set()
-        cond_text = self._code(site.branch.cond)
-        for call, call_scope in self.detector.index.calls:
+        for call, call_scope in self.index.calls:
             if call_scope is not scope:
                 continue
             for branch in self.detector.branches_of(call, scope):
-                if branch.cond is not None and branch.polarity == site.branch.polarity and self._code(branch.cond) == cond_text:
-                    covered.update(id(n) for n in _names_in(branch.expr) if n.id == local)
-        uses = [n for n in _names_in(scope.node) if n.id == local and self._is_use_of(n, definition, scope)]
+                if branch.cond is not None and branch.polarity == site.branch.polarity and self.detector.code(branch.cond) == cond_text:
+                    covered.update(id(n) for n in _names_in(branch.expr) if n.value == local)
+        roots = [scope.node] if scope.node is not None else [tree.module for tree in self.detector.trees]
+        uses = [n for root in roots for n in _names_in(root) if n.value == local and self._is_use_of(n, definition, scope)]
         return bool(uses) and all(id(n) in covered for n in uses)
 
-    def _is_use_of(self, name: ast.Name, definition, scope) -> bool:
-        at = position(name)
-        return at > definition.position and binding_at(scope, name.id, at) is definition
+    def _is_use_of(self, name: cst.Name, definition: Binding, scope) -> bool:
+        place = self.index.place.get(id(name))
+        return place is not None and place > definition.place and binding_at(scope, name.value, place) is definition
 
-    # --- small helpers ---------------------------------------------------------------------------------
-    def _parent_map(self) -> dict[int, ast.AST]:
-        if self._parents is None:
-            self._parents = {id(child): node for node in walk(self.detector.tree) for child in children(node)}
-        return self._parents
+    # --- the edit -------------------------------------------------------------------------------------
+    def _edit(self, changes: _Changes) -> Optional[Edit]:
+        """The transformed code of the smallest node holding every change, over that node's text,
+        trimmed to what differs."""
+        cover = self._cover(list(changes.nodes.values()))
+        tree = self.index.tree_holding(cover)
+        if id(cover) in changes.replacements and not isinstance(changes.replacements[id(cover)], cst.CSTNode):
+            cover = self.index.parent[id(cover)]  # a statement that becomes two: its block is rewritten
+        indents = self._indents(cover, tree)
+        start, end = tree.extent(cover)
+        if start < tree.unit.start:
+            return None  # the change reaches the stand-in the unit was parsed under
+        old = self.source[start:end]
+        if generated(cover, tree.module, indents) != old:
+            return None  # the indentation around the node is not what nanlint thinks: never guess
+        new = generated(cover.visit(_Rewrite(changes.replacements)), tree.module, indents)
+        return self._trimmed(old, new, start)
 
-    def _code(self, node: ast.AST) -> str:
-        return self.detector.code(node)
+    def _cover(self, nodes: list[cst.CSTNode]) -> cst.CSTNode:
+        """The lowest node that holds every replaced node."""
+        paths = [[node, *self.index.ancestors(node)][::-1] for node in nodes]
+        common = paths[0]
+        for path in paths[1:]:
+            depth = 0
+            while depth < min(len(common), len(path)) and common[depth] is path[depth]:
+                depth += 1
+            common = common[:depth]
+        return common[-1]
 
-    def _replace(self, node: ast.AST, text: str) -> Edit:
-        """Replace `node` with `text`; the node's own parentheses are part of it (its code includes them)."""
-        return Edit(text, *self.detector.locations(node, with_parentheses=True))
+    def _indents(self, node: cst.CSTNode, tree: UnitTree) -> list[str]:
+        """The indentation libcst writes before the node's lines: that of each block around it."""
+        indents = [
+            block.indent if block.indent is not None else tree.module.default_indent
+            for block in self.index.ancestors(node)
+            if isinstance(block, cst.IndentedBlock)
+        ]
+        return indents[::-1]
 
-    def _prepared(self, node: ast.expr, text: str, spelling: _Spelling) -> str:
-        """The argument's text where the mask puts it: as a call argument, or as a method's receiver."""
-        parenthesized = self.detector.source.outer_span(node) != self.detector.source.span(node)
-        atom = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) or parenthesized
-        if spelling.arg_as_receiver and not atom:
-            return f"({text})"
-        if isinstance(node, (ast.NamedExpr, ast.GeneratorExp)) and not parenthesized:
-            return f"({text})"
-        return text
+    def _trimmed(self, old: str, new: str, start: int) -> Edit:
+        """The edit from `old` (at `start` in the file) to `new`, without the whole lines they share
+        at either end: a statement put before another rewrites those two lines, not their block."""
+        old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+        first = 0
+        while first < min(len(old_lines), len(new_lines)) - 1 and old_lines[first] == new_lines[first]:
+            first += 1
+        last = 0
+        while last < min(len(old_lines), len(new_lines)) - first - 1 and old_lines[-1 - last] == new_lines[-1 - last]:
+            last += 1
+        head = sum(len(line) for line in old_lines[:first])
+        tail = sum(len(line) for line in old_lines[len(old_lines) - last :])
+        content = "".join(new_lines[first : len(new_lines) - last])
+        location = self.detector.lines.location
+        return Edit(content, location(start + head), location(start + len(old) - tail))
 
 
-def _where_mask(func_text: str, polarity: Optional[bool]):
+class _Rewrite(cst.CSTTransformer):
+    """Put each replacement in place of the node it replaces (by identity)."""
+
+    def __init__(self, replacements: dict[int, Replacement]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node, updated_node):
+        replacement = self.replacements.get(id(original_node))
+        if replacement is None:
+            return updated_node
+        return replacement if isinstance(replacement, cst.CSTNode) else replacement(updated_node)
+
+
+# --- building nodes --------------------------------------------------------------------------------
+def _call(func: Node, *args: Node) -> cst.Call:
+    return cst.Call(func, [cst.Arg(a) for a in args])
+
+
+def _member(prefix: Node, name: str) -> cst.Attribute:
+    return cst.Attribute(prefix.deep_clone(), cst.Name(name))
+
+
+def _where_mask(func: Node, polarity: Optional[bool]) -> Callable[[Node, Node, Node], Node]:
     if polarity is False:
-        return lambda c, a, s: f"{func_text}({c}, {s}, {a})"
-    return lambda c, a, s: f"{func_text}({c}, {a}, {s})"
+        return lambda c, a, s: _call(func.deep_clone(), c, s, a)
+    return lambda c, a, s: _call(func.deep_clone(), c, a, s)
 
 
-def _tf_like(prefix: str, value: float):
-    if value == 1.0:
-        return lambda a: f"{prefix}.ones_like({a})"
-    if value == 0.0:
-        return lambda a: f"{prefix}.zeros_like({a})"
-    return lambda a: f"{_literal(value, False)} * {prefix}.ones_like({a})"
+def _tf_like(prefix: Node, value: float) -> Callable[[Node], Node]:
+    if value in (0.0, 1.0):
+        name = "ones_like" if value == 1.0 else "zeros_like"
+        return lambda a: _call(_member(prefix, name), a)
+    return lambda a: cst.BinaryOperation(_literal(value, False), cst.Multiply(), _call(_member(prefix, "ones_like"), a))
 
 
-def _literal(value: float, integral: bool) -> str:
+def _literal(value: float, integral: bool) -> Node:
     if integral and float(value).is_integer():
-        return str(int(value))
-    return repr(float(value))
+        number: Node = cst.Integer(str(abs(int(value))))
+    else:
+        number = cst.Float(repr(abs(float(value))))
+    return cst.UnaryOperation(cst.Minus(), number) if value < 0 else number
 
 
-def _wrap(cond_text: str, negate: str) -> str:
-    return f"({cond_text})" if negate else cond_text
+def _negated(cond: Node) -> Node:
+    inner = cond if cond.lpar else cond.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.UnaryOperation(cst.BitInvert(), inner)
 
 
-def _case_count(call: ast.Call) -> int:
-    return len(positional(call)[1:])
+def _prepared(arg: Node, as_receiver: bool) -> Node:
+    """The argument where the mask puts it: as a call argument, or as a method's receiver."""
+    atom = isinstance(arg, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or bool(arg.lpar)
+    if (as_receiver and not atom) or (isinstance(arg, (cst.NamedExpr, cst.GeneratorExp)) and not arg.lpar):
+        return arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return arg
 
 
-def _names_in(node: ast.AST) -> list[ast.Name]:
-    """Names read or bound in `node` (not attribute names or keyword labels)."""
-    return [n for n in walk(node) if isinstance(n, ast.Name)]
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    """Names read or bound under `node`: not attribute names, keyword labels, or the names of
+    definitions, parameters and imports."""
+    found = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.Name:
+            found.append(current)
+        elif kind is cst.Attribute:
+            stack.append(current.value)
+        elif kind is cst.Arg:
+            stack.append(current.value)
+        elif kind in (cst.FunctionDef, cst.ClassDef, cst.Param):
+            stack.extend(child for child in children(current) if child is not current.name)
+        elif kind is cst.ExceptHandler:
+            stack.extend(child for child in children(current) if child is not current.name)
+        elif kind not in (cst.Import, cst.ImportFrom):
+            stack.extend(children(current))
+    return found

@@ -1,0 +1,396 @@
+"""The prefilter: which parts of a file can hold a finding, decided before libcst reads anything.
+
+One pass per file: text -> units -> screen -> kept units.
+1. Text tests (textscan.py): a file that calls no select, by any name, is done.
+2. The text is cut into units (units.py): top-level statements, and the members of top-level classes.
+3. The units that call a select are parsed with `ast` and screened (screen.py): kept are those where
+   a select's branch can see a singular op.
+4. Contexts (contexts.py): kept code that is never differentiated (a custom-derivative primal, a
+   helper only primals use, a no_grad region) is dropped; what is left of it is a list of spans.
+5. What the kept units need to be read correctly is kept too: the top-level statements that bind a
+   name they use (imports, constants), and the names of the definitions they use (as bare names).
+
+The answer is `Prefiltered`: the units libcst must read, or the whole file when the text gives no
+safe cut (or when asked: the reference path), or Python's own error for a file that does not parse.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from nanlint.catalog.lookup import Catalog
+from nanlint.prefilter.contexts import AUTOGRAD_BASE_ENDING, PRIMAL_WORDS, Contexts, may_have_contexts
+from nanlint.prefilter.screen import Reported, Screen
+from nanlint.prefilter.syntax import Position, parse
+from nanlint.prefilter.textscan import Call, Imports, imports_under_another_name, scan_imports, spelled_calls, word_offsets
+from nanlint.prefilter.units import MEMBER_WRAPPER, Unit, class_members, top_level_units, triple_quoted_spans, unit_index
+
+__all__ = ["MEMBER_WRAPPER", "Prefiltered", "Reported", "Unit", "Verdict", "prefilter"]
+
+_CLASS = re.compile(r"(?:@[^\n]*\n)*class\b")
+# A later line at column 0 after a `def` or `class` that can bind names: `(a, b) = f()`, `[c] = g()`.
+_BINDING_AFTER_DEFINITION = re.compile(r"\n[(\[*]")
+# The dotted name before a called name on its line (`jnp.` in `jnp.where(`), and what, just before
+# it, would make it part of a longer expression (`f(x).`, `a[0].`, `"s".`, `b.c` cut short).
+_CHAIN = re.compile(r"([A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*)[ \t]*\.[ \t]*$")
+_CHAIN_CONTINUES = re.compile(r"[\w.)\]}'\"]")
+_DEF_NAMES = re.compile(r"\bdef[ \t]+(\w+)")
+
+
+class Verdict(enum.Enum):
+    NOTHING = "nothing"  # no finding is possible
+    UNITS = "units"  # every finding lies in the kept units
+    WHOLE = "whole"  # read the whole file
+    INVALID = "invalid"  # the file does not parse
+
+
+@dataclass
+class Prefiltered:
+    verdict: Verdict
+    imports: Imports = field(default_factory=Imports)
+    # What libcst reads, in file order: kept units (UNITS), or one unit that is the whole file (WHOLE).
+    units: list[Unit] = field(default_factory=list)
+    # Top-level definitions that kept code names but that are not kept: (name, where it starts).
+    defined: list[tuple[str, int]] = field(default_factory=list)
+    # Character spans of code that is never differentiated.
+    never_differentiated: list[tuple[int, int]] = field(default_factory=list)
+    error: Optional[SyntaxError] = None  # INVALID: Python's own message and place
+
+
+def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = False) -> Prefiltered:
+    """`whole`: skip the screen and read every unit (the reference the fast path is checked against)."""
+    names = catalog.select_leaf_names
+    if whole:
+        if not any(name in source for name in names):
+            return Prefiltered(Verdict.NOTHING)
+        return _whole_file(source, scan_imports(source))
+    calls = spelled_calls(source, names)
+    if not calls and not imports_under_another_name(source, names):
+        return Prefiltered(Verdict.NOTHING)  # cheap text tests first: no select is called here, by any name
+    imports = scan_imports(source)
+    screen = Screen(catalog, imports, reported)
+    offsets = _select_calls(source, catalog, imports, calls, screen)
+    if not offsets:
+        return Prefiltered(Verdict.NOTHING, imports)
+    strings = triple_quoted_spans(source) if source.count("\r") == source.count("\r\n") else None
+    units = top_level_units(source, strings) if strings is not None else None
+    if units is None:
+        return _whole_file(source, imports)  # no safe cut: strings that do not pair up, or lone-CR line ends
+    starts = [u.start for u in units]
+    by_unit: dict[int, list[int]] = {}
+    for offset in offsets:
+        by_unit.setdefault(unit_index(starts, offset), []).append(offset)
+    plan = _Plan(source, units, screen, strings)
+    for index, unit_offsets in sorted(by_unit.items()):
+        if not plan.screen(index, unit_offsets):
+            return _whole_file(source, imports)
+    if not plan.kept:
+        return Prefiltered(Verdict.NOTHING, imports)
+    never = plan.contexts() if may_have_contexts(source) else []
+    if never is None:
+        return _whole_file(source, imports)
+    plan.drop_never_differentiated(never, by_unit)
+    if not plan.kept:
+        return Prefiltered(Verdict.NOTHING, imports)
+    if not plan.close_over_bindings():
+        return _whole_file(source, imports, check_cut=True)
+    return Prefiltered(Verdict.UNITS, imports, plan.kept_units(), plan.defined(), never)
+
+
+def _whole_file(source: str, imports: Imports) -> Prefiltered:
+    """The whole file as one unit, with its contexts; Python's error when it does not parse."""
+    try:
+        tree = parse(source)
+    except SyntaxError as error:
+        return Prefiltered(Verdict.INVALID, imports, error=error)
+    except (ValueError, RecursionError, MemoryError):
+        tree = None  # libcst will say what it can read
+    never = _spans(source, _contexts_of([(tree, 0)])) if tree is not None and may_have_contexts(source) else []
+    last = source.count("\n") + (0 if source.endswith("\n") else 1)
+    return Prefiltered(Verdict.WHOLE, imports, [Unit(1, max(last, 1), 0, len(source))], [], never)
+
+
+def _select_calls(source: str, catalog: Catalog, imports: Imports, calls: list[Call], screen: Screen) -> list[int]:
+    """Where a select can be called, resolved from the text as the screen resolves the tree: a
+    tensor method (`x.where(`), or a name that an import binds to a select (`jnp.where(`,
+    `from jax.numpy import where`), also under another name (`where as w`)."""
+    names = catalog.select_leaf_names
+    aliases = frozenset(alias for alias, name in imports.renamed.items() if name in names and alias not in names)
+    if aliases:
+        calls = calls + spelled_calls(source, aliases)
+    return sorted(c.offset for c in calls if screen.may_call_a_select(_dotted_name(source, c), c.name))
+
+
+def _dotted_name(source: str, call: Call) -> Optional[list[str]]:
+    """`["jnp", "where"]` for `jnp.where(`; None when the text before the name does not show the
+    whole of what is called (`f(x).where(`, a name split over lines)."""
+    if not call.dotted:
+        return [call.name]
+    line_start = source.rfind("\n", 0, call.offset) + 1
+    chain = _CHAIN.search(source, line_start, call.offset)
+    if chain is None or _CHAIN_CONTINUES.match(source[line_start : chain.start()][-1:] or " "):
+        return None
+    return [*(part.strip() for part in chain.group(1).split(".")), call.name]
+
+
+class _Plan:
+    """Which units (or which members of class units) the prefilter keeps, and why."""
+
+    def __init__(self, source: str, units: list[Unit], screen: Screen, strings: list[int]) -> None:
+        self.source = source
+        self.units = units
+        self.screen_ = screen
+        self.strings = strings
+        # unit index -> the kept units it contributes: itself, or some of its members.
+        self.kept: dict[int, list[Unit]] = {}
+        self._context_offsets: Optional[list[int]] = None
+
+    # --- the screen ---------------------------------------------------------------------------
+    def screen(self, index: int, offsets: list[int]) -> bool:
+        """Screen the unit that holds select calls at `offsets`; False when its text does not parse."""
+        unit = self.units[index]
+        if unit.definition is not None and _CLASS.match(self.source, unit.start):
+            members = class_members(self.source, unit, self.strings)
+            if members is not None and all(members[0].start <= o for o in offsets):
+                verdict = self._screen_members(index, members, offsets)
+                if verdict is not None:
+                    return verdict
+        tree = unit.tree(self.source)
+        if tree is None:
+            return False
+        at, walrus = self._positions(unit, offsets), ":=" in unit.text(self.source)
+        definition = tree.body[0] if unit.definition and len(tree.body) == 1 else None
+        if isinstance(definition, ast.ClassDef):
+            kept = self._screen_class(unit, definition, at, walrus)
+        elif definition is not None:
+            kept = [unit] if self.screen_.may_hold_finding(definition, at=at, walrus=walrus) else []
+        else:
+            kept = [unit] if any(self.screen_.may_hold_finding(s, module_level=True, at=at, walrus=walrus) for s in tree.body) else []
+        if kept:
+            self.kept[index] = kept
+        return True
+
+    def _positions(self, unit: Unit, offsets: list[int]) -> list[Position]:
+        """Offsets in `unit` as `ast` places them: line in the file, and column in UTF-8 bytes."""
+        out = []
+        for offset in offsets:
+            line_start = self.source.rfind("\n", 0, offset) + 1
+            before = self.source[line_start:offset]
+            line = unit.first - unit.base_line + self.source.count("\n", unit.start, line_start)
+            out.append((line, len(before) if before.isascii() else len(before.encode("utf-8"))))
+        return out
+
+    def _screen_members(self, index: int, members: list[Unit], offsets: list[int]) -> Optional[bool]:
+        """Parse and screen only the members of a class that call a select; None when a member does
+        not parse on its own (the caller then parses the whole class)."""
+        kept = []
+        for member in members:
+            inside = [o for o in offsets if member.start <= o < member.end]
+            if not inside:
+                continue
+            statements = member.statements(self.source)
+            if statements is None:
+                return None
+            at, walrus = self._positions(member, inside), ":=" in member.text(self.source)
+            flagged = [s for s in statements if self._screen_body([s], at, walrus)]
+            if any(not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) for s in flagged):
+                kept = [self.units[index]]  # a select at class level: the class is read whole
+                break
+            if flagged:
+                kept.append(member)
+        if kept:
+            self.kept[index] = kept
+        return True
+
+    def _screen_class(self, unit: Unit, node: ast.ClassDef, at: list[Position], walrus: bool) -> list[Unit]:
+        """The methods that may hold a finding, each as a member unit; the whole class when a
+        statement at class level may."""
+        kept = []
+        for member in node.body:
+            if not self._screen_body([member], at, walrus):
+                continue
+            if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return [unit]
+            kept.append(self._member_unit(member, unit.base_line))
+        return kept
+
+    def _member_unit(self, node: ast.stmt, base_line: int) -> Unit:
+        """A method of a class parsed whole, as a unit of its own lines."""
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list]) + base_line
+        last = node.end_lineno + base_line
+        line_starts = self._line_starts()
+        end = line_starts[last] if last < len(line_starts) else len(self.source)
+        return Unit(first, last, line_starts[first - 1], end, node.name, member=True)
+
+    def _line_starts(self) -> list[int]:
+        starts = [0]
+        position = self.source.find("\n")
+        while position >= 0:
+            starts.append(position + 1)
+            position = self.source.find("\n", position + 1)
+        return starts
+
+    def _screen_body(self, statements: list[ast.stmt], at: list[Position], walrus: bool) -> bool:
+        return any(
+            self.screen_.may_hold_finding(s, module_level=not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)), at=at, walrus=walrus)
+            for s in statements
+        )
+
+    # --- contexts -----------------------------------------------------------------------------
+    def contexts(self) -> Optional[list[tuple[int, int]]]:
+        """Spans of kept code that is never differentiated, from the kept units and every unit
+        whose text can tell (contexts.py decides by name, so these are found by their words);
+        None when one of those does not parse on its own."""
+        starts = [u.start for u in self.units]
+        with_context = {unit_index(starts, offset) for offset in self._context_word_offsets()}
+        visited = set(self.kept)
+        while True:
+            defined = set().union(*(self._def_names(i) for i in visited))
+            helpers = {self.units[i].definition for i in visited if (self.units[i].definition or "").startswith("_")}
+            wanted = {i for name in helpers for i in self._units_naming(name, starts)}
+            wanted |= {i for i in with_context if self.units[i].words(self.source) & defined}
+            wanted -= visited
+            if not wanted:
+                break
+            visited |= wanted
+        pieces = []
+        for index in sorted(visited):
+            whole = index not in self.kept or self.kept[index] == [self.units[index]] or index in with_context
+            pieces += [self.units[index]] if whole else self.kept[index]
+        trees = [(piece.tree(self.source), piece.base_line) for piece in pieces]
+        if any(tree is None for tree, _ in trees):
+            return None
+        return _spans(self.source, _contexts_of(trees))
+
+    def _context_word_offsets(self) -> list[int]:
+        if self._context_offsets is None:
+            found = [offset for word in PRIMAL_WORDS for offset in word_offsets(self.source, word)]
+            self._context_offsets = found + word_offsets(self.source, AUTOGRAD_BASE_ENDING, whole=False)
+        return self._context_offsets
+
+    def _units_naming(self, name: str, starts: list[int]) -> set[int]:
+        return {unit_index(starts, offset) for offset in word_offsets(self.source, name)}
+
+    def _def_names(self, index: int) -> set[str]:
+        unit = self.units[index]
+        return set(_DEF_NAMES.findall(self.source, unit.start, unit.end))
+
+    def drop_never_differentiated(self, spans: list[tuple[int, int]], by_unit: dict[int, list[int]]) -> None:
+        """Drop the kept units (and members) whose every select call is never differentiated."""
+        if not spans:
+            return
+        for index in list(self.kept):
+            pieces = [
+                piece
+                for piece in self.kept[index]
+                if not _all_inside([o for o in by_unit[index] if piece.start <= o < piece.end], spans)
+            ]
+            if pieces:
+                self.kept[index] = pieces
+            else:
+                del self.kept[index]
+
+    # --- what the kept units need -----------------------------------------------------------------
+    def close_over_bindings(self) -> bool:
+        """Keep every top-level statement that binds a name kept code uses (imports, constants),
+        until nothing more is needed; False when such a statement does not parse on its own."""
+        used: set[str] = set().union(*(piece.words(self.source) for pieces in self.kept.values() for piece in pieces))
+        self._binders: dict[int, frozenset[str]] = {}
+        changed = True
+        while changed:
+            changed = False
+            for index, unit in enumerate(self.units):
+                if index in self.kept or not self._may_bind(unit) or not (unit.words(self.source) & used):
+                    continue
+                bound = self._bound_names(index)
+                if bound is None:
+                    return False
+                if bound & used or "*" in bound:
+                    self.kept[index] = [unit]
+                    used |= unit.words(self.source)
+                    changed = True
+        self._used = used
+        return True
+
+    def _may_bind(self, unit: Unit) -> bool:
+        """A statement; or a definition followed, in its unit, by a statement that may bind."""
+        return unit.definition is None or bool(_BINDING_AFTER_DEFINITION.search(self.source, unit.start, unit.end))
+
+    def _bound_names(self, index: int) -> Optional[frozenset[str]]:
+        """The names a top-level statement binds at module level ("*" for `from m import *`)."""
+        if index not in self._binders:
+            statements = self.units[index].statements(self.source)
+            self._binders[index] = None if statements is None else frozenset(_module_bindings(statements))
+        return self._binders[index]
+
+    def kept_units(self) -> list[Unit]:
+        return [piece for index in sorted(self.kept) for piece in self.kept[index]]
+
+    def defined(self) -> list[tuple[str, int]]:
+        """The top-level definitions kept code names whose own unit is not read whole."""
+        out = []
+        for index, unit in enumerate(self.units):
+            whole = self.kept.get(index) == [unit]
+            if unit.definition is not None and not whole and unit.definition in self._used:
+                out.append((unit.definition, unit.start))
+        return out
+
+
+def _all_inside(offsets: list[int], spans: list[tuple[int, int]]) -> bool:
+    return bool(offsets) and all(any(start <= o < end for start, end in spans) for o in offsets)
+
+
+def _module_bindings(statements: list[ast.stmt]) -> set[str]:
+    """Names that module-level statements bind, including inside `if`/`try`/`for`/`with` blocks; not
+    the names bound inside functions or classes they define."""
+    bound: set[str] = set()
+    stack: list[ast.AST] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, ast.alias):
+            bound.add("*" if node.name == "*" else (node.asname or node.name.split(".", 1)[0]))
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+        stack.extend(ast.iter_child_nodes(node))
+    return bound
+
+
+def _contexts_of(trees: list[tuple[ast.Module, int]]) -> list[tuple[Position, Position]]:
+    """What contexts.py finds in these trees, each given with what to add to its lines."""
+    contexts = Contexts(ast.unparse)
+    for tree, base_line in trees:
+        contexts.visit(tree, base_line)
+    return contexts.never_differentiated()
+
+
+def _spans(source: str, places: list[tuple[Position, Position]]) -> list[tuple[int, int]]:
+    """`ast` places (line, UTF-8 byte column) as character offsets in `source`."""
+    if not places:
+        return []
+    starts = [0] + [m.end() for m in re.finditer(r"\n", source)]
+
+    def offset(place: Position) -> int:
+        line, column = place
+        start = starts[line - 1] if line - 1 < len(starts) else len(source)
+        text = source[start : start + column]
+        if not text.isascii():
+            text = source[start:].encode("utf-8")[:column].decode("utf-8", errors="ignore")
+        return start + len(text)
+
+    return sorted((offset(start), offset(end)) for start, end in places)
+

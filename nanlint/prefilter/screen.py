@@ -1,33 +1,57 @@
 """A fast, sound screen on Python's `ast`: can this function hold a finding at all?
 
 The detector is exact and walks every scope; this screen is cheap and only ever errs towards "maybe".
-It answers no when no select call in the code can see a singular op: not in its arguments, not
-through a local assigned from one, and no clamp sits directly inside an op (NAN102). Guards,
-conditions and contexts only ever remove findings, so the screen ignores them.
+It answers no when no select call in the code can see a singular op in a branch: not in a branch
+argument, not through a local of the same function assigned (before the call, at most as many
+locals deep as the detector follows) from one; and, for NAN102, no clamp sits directly inside an op.
+Conditions are not branches: the detector never looks for ops there. Guards, conditions and
+contexts only ever remove findings, so the screen ignores them.
 
 A call counts as a select or an op when its dotted name resolves, through the file's imports, to a
 function the catalog knows (as the detector resolves it), or when it may be a tensor method of a
-framework the file imports (`x.where`, or an imported name that a local may rebind).
+framework the file imports (`x.where`, or an imported name that a local may rebind). Clamps
+(`maximum`, `clip`) are selects only for the rules that report them.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator, Optional, Sequence
 
-from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS
-from nanlint.catalog.lookup import CatalogView
-from nanlint.limits import MAX_DEPTH
-from nanlint.analysis.names import Position
-from nanlint.analysis.names import position as start_position
-from nanlint.analysis.syntax import call_arguments, children, is_string
+from nanlint.catalog.lookup import Catalog
+from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS, Arg, SelectFunction
+from nanlint.limits import MAX_DEPTH, MAX_INDIRECTION
+from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, start_position
 from nanlint.prefilter.textscan import Imports
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+@dataclass(frozen=True)
+class Reported:
+    """Which select kinds matter to the selected rules."""
+
+    clamp_branches: bool  # NAN101: a clamp's own operand
+    clamp_in_op: bool  # NAN102: a clamp as the argument of an op
+
+
+@dataclass
+class _SelectCall:
+    call: ast.Call
+    select: Optional[SelectFunction]  # None: a name that may be a select (an alias, a rebound import)
+    method_form: bool
+    taker: Optional[ast.Call]  # the call that takes this one as an argument or receiver
+    scope: Optional[ast.AST]  # the innermost function, lambda or class holding it
 
 
 class Screen:
-    def __init__(self, catalog: CatalogView, imports: Imports) -> None:
+    def __init__(self, catalog: Catalog, imports: Imports, reported: Reported) -> None:
+        self.catalog = catalog
+        self.frameworks = imports.frameworks
         self.targets = imports.targets
+        self.reported = reported
         self.select_methods, self.op_methods = catalog.method_names(imports.frameworks)
         self._selects = _Lookup(catalog.select, catalog.select_function_leaves, imports)
         self._ops = _Lookup(catalog.op, catalog.op_function_leaves, imports)
@@ -35,34 +59,39 @@ class Screen:
     def may_hold_finding(self, node: ast.AST, module_level: bool = False, at: Optional[Sequence[Position]] = None, walrus: bool = True) -> bool:
         """Whether the detector could report anything in `node` (a function, class member or statement).
 
-        At module level a name may be bound by any other statement of the file, so every name counts
-        as one that could hold an op. `at`: where the text calls a select (the start of its name,
-        as a line and a byte column), when known; then only those calls are looked at, reached
-        by their position instead of a walk of everything. `walrus`: whether `:=` may bind a local.
+        At module level a name may be bound by any other statement of the file, so every name a
+        branch reads counts as one that could hold an op. `at`: where the text calls a select (the
+        start of its name, as a line and a byte column), when known; then only those calls are
+        looked at, reached by their position instead of a walk of everything. `walrus`: whether
+        `:=` may bind a local.
         """
-        read: set[str] = set()  # names the selects read: they may hold an op through a local
-        for call, outer in self._select_calls(node, at):
-            for value in _inputs(call):
+        assignments: dict[int, dict[str, list[tuple[Position, ast.expr]]]] = {}
+        for found in self._select_calls(node, at):
+            kind = found.select.kind if found.select is not None else None
+            if kind == "clamp" or kind is None:
+                if self.reported.clamp_in_op and found.taker is not None and self._is_op_call(found.taker):
+                    return True  # sqrt(maximum(x, 0)): NAN102
+                if kind == "clamp" and not self.reported.clamp_branches:
+                    continue
+            read: set[str] = set()
+            for value in _branch_values(found):
                 direct, names = self._scan(value)
                 if direct:
                     return True
                 read |= names
-            if outer is not None and self._is_op_call(outer):
-                return True  # sqrt(maximum(x, 0)): NAN102
-        if module_level or not read:
-            return bool(read)
-        return self._reaches_through_locals(read, _assignments(node, walrus))
+            if not read:
+                continue
+            if module_level or not isinstance(found.scope, _FUNCTIONS):
+                return True
+            if id(found.scope) not in assignments:
+                assignments[id(found.scope)] = _own_assignments(found.scope, walrus)
+            if self._reaches_through_locals(read, start_position(found.call), assignments[id(found.scope)]):
+                return True
+        return False
 
-    def _select_calls(self, node: ast.AST, at: Optional[Sequence[Position]]) -> Iterator[tuple[ast.Call, Optional[ast.Call]]]:
-        """Each select call, with the call that takes it as an argument or receiver (or None)."""
+    def _select_calls(self, node: ast.AST, at: Optional[Sequence[Position]]) -> Iterator[_SelectCall]:
         if at is None:
-            for sub in _descendants(node):
-                if type(sub) is ast.Call:
-                    for value in _inputs(sub):
-                        if type(value) is ast.Call and self._is_select(value):
-                            yield value, sub
-                    if self._is_select(sub):
-                        yield sub, None
+            yield from self._walk_for_selects(node, _scope_of_node(node))
             return
         lost = False
         for position in at:
@@ -72,80 +101,106 @@ class Screen:
             for depth in range(len(path) - 2, -1, -1):
                 call = path[depth]
                 if type(call) is ast.Call and call.func is path[depth + 1]:
-                    if self._is_select(call):
-                        yield call, _taker(path[:depth], call)
+                    found = self._as_select(call, _taker(path[:depth], call), _innermost_scope(path[:depth]))
+                    if found is not None:
+                        yield found
                     break
             else:
                 lost = True  # the tree places it elsewhere (inside an f-string, on Python 3.11)
         if lost:
-            yield from self._select_calls(node, None)
+            yield from self._walk_for_selects(node, _scope_of_node(node))
 
-    def _reaches_through_locals(self, read: set[str], assigned: dict[str, list[ast.expr]]) -> bool:
-        """Whether a local the selects read was assigned, maybe through other locals, from an
-        expression that holds an op: a superset of the locals the detector follows."""
-        frontier = [name for name in read if name in assigned]
-        seen = set(frontier)
+    def _walk_for_selects(self, node: ast.AST, scope: Optional[ast.AST]) -> Iterator[_SelectCall]:
+        """Every select call under `node`, with its taker and scope."""
+        stack: list[tuple[ast.AST, Optional[ast.AST], Optional[ast.Call]]] = [(node, scope, None)]
+        while stack:
+            current, current_scope, taker = stack.pop()
+            if type(current) is ast.Call:
+                found = self._as_select(current, taker, current_scope)
+                if found is not None:
+                    yield found
+                stack.extend((value, current_scope, current) for value in _inputs(current))
+                if type(current.func) is not ast.Attribute:
+                    stack.append((current.func, current_scope, None))
+                continue
+            inner_scope = current if isinstance(current, _SCOPES) and current is not node else current_scope
+            stack.extend((child, inner_scope, None) for child in children(current))
+
+    def _as_select(self, call: ast.Call, taker: Optional[ast.Call], scope: Optional[ast.AST]) -> Optional[_SelectCall]:
+        func = call.func
+        dotted = _dotted(func)
+        if dotted is not None:
+            select = self._selects.entry(self._qualified_candidates(dotted, self._selects))
+            if select is not None:
+                return _SelectCall(call, select, False, taker, scope)
+        if type(func) is ast.Attribute and func.attr in self.select_methods:
+            hit = self.catalog.method_select(func.attr, self.frameworks)
+            return _SelectCall(call, hit[0] if hit else None, True, taker, scope)
+        if dotted is not None and dotted[-1] in self._selects.leaves and dotted[0] in self.targets:
+            return _SelectCall(call, None, False, taker, scope)  # an alias the catalog may know: maybe
+        return None
+
+    def _reaches_through_locals(self, read: set[str], at: Position, assigned: dict[str, list[tuple[Position, ast.expr]]]) -> bool:
+        """Whether a local the branches read was assigned before `at` in the same function, maybe
+        through other locals, from an expression that holds an op: a superset of the locals the
+        detector follows (it takes only the latest assignment, and as deep as MAX_INDIRECTION)."""
+        frontier = [(name, at, 1) for name in read]
+        seen: set[tuple[str, Position]] = set()
         while frontier:
-            for value in assigned[frontier.pop()]:
+            name, use, depth = frontier.pop()
+            for bound_at, value in assigned.get(name, ()):
+                if bound_at >= use or (name, bound_at) in seen:
+                    continue
+                seen.add((name, bound_at))
                 direct, names = self._scan(value)
                 if direct:
                     return True
-                for name in names:
-                    if name in assigned and name not in seen:
-                        seen.add(name)
-                        frontier.append(name)
+                if depth < MAX_INDIRECTION:
+                    frontier += [(inner, bound_at, depth + 1) for inner in names]
         return False
 
     def _scan(self, node: ast.AST) -> tuple[bool, set[str]]:
-        """Whether the expression applies an op (a call or a leaking operator), and the names it reads."""
+        """Whether the expression applies an op (a call or a leaking operator) outside any lambda,
+        and the names it reads."""
         names: set[str] = set()
-        for sub in _descendants(node):
+        stack = [node]
+        while stack:
+            sub = stack.pop()
             kind = type(sub)
             if kind is ast.Name:
                 names.add(sub.id)
-            elif (kind is ast.Call and self._is_op_call(sub)) or (kind is ast.BinOp and _operator_may_leak(sub)):
+                continue
+            if kind is ast.Lambda:
+                continue  # its body runs elsewhere: the detector does not look inside
+            if (kind is ast.Call and self._is_op_call(sub)) or (kind is ast.BinOp and _operator_may_leak(sub)):
                 return True, names
+            stack.extend(children(sub))
         return False, names
 
     # --- what a call is ------------------------------------------------------------------------
-    def _is_select(self, call: ast.Call) -> bool:
-        return self._calls_one_of(call.func, self._selects, self.select_methods)
-
     def _is_op_call(self, call: ast.Call) -> bool:
-        return self._calls_one_of(call.func, self._ops, self.op_methods)
-
-    def _calls_one_of(self, func: ast.expr, lookup: "_Lookup", methods: frozenset[str]) -> bool:
-        """Whether `func` names a catalog function through the file's imports, or is a tensor
-        method; as the detector resolves it, or more (a local may rebind an imported name)."""
-        if type(func) is ast.Name:
-            return self._dotted_resolves([func.id], lookup, methods)
-        if type(func) is not ast.Attribute:
-            return False
-        names = [func.attr]
-        root = func.value
-        while type(root) is ast.Attribute:
-            names.append(root.attr)
-            root = root.value
-        if type(root) is not ast.Name:
-            return func.attr in methods  # `f(x).where(...)`: a method of whatever f returns
-        names.append(root.id)
-        return self._dotted_resolves(names[::-1], lookup, methods)
+        dotted = _dotted(call.func)
+        if dotted is None:
+            return type(call.func) is ast.Attribute and call.func.attr in self.op_methods
+        if len(dotted) > 1 and dotted[-1] in self.op_methods:
+            return True  # a method of data (`x.sqrt()`), or of an import that a local may shadow
+        return self._ops.entry(self._qualified_candidates(dotted, self._ops)) is not None
 
     def may_call_a_select(self, dotted: Optional[list[str]], name: str) -> bool:
         """The same question asked of the text of a call: `dotted` is its whole dotted name
         (`["jnp", "where"]`), or None when the text does not show where it starts."""
         if dotted is None:
             return name in self.select_methods or name in self._selects.leaves
-        return self._dotted_resolves(dotted, self._selects, self.select_methods)
+        if len(dotted) > 1 and dotted[-1] in self.select_methods:
+            return True
+        return self._selects.entry(self._qualified_candidates(dotted, self._selects)) is not None
 
-    def _dotted_resolves(self, dotted: list[str], lookup: "_Lookup", methods: frozenset[str]) -> bool:
-        leaf = dotted[-1]
-        if len(dotted) > 1 and leaf in methods:
-            return True  # a method of data (`x.where(...)`), or of an import that a local may shadow
-        if leaf not in lookup.leaves or dotted[0] not in self.targets:
-            return False
+    def _qualified_candidates(self, dotted: list[str], lookup: "_Lookup") -> list[str]:
+        """The qualified names a dotted call may stand for, through the file's imports."""
+        if dotted[-1] not in lookup.leaves or dotted[0] not in self.targets:
+            return []
         suffix = "".join(f".{attr}" for attr in dotted[1:])
-        return any(lookup.resolves(target + suffix) for target in self.targets[dotted[0]])
+        return [target + suffix for target in self.targets[dotted[0]]]
 
 
 class _Lookup:
@@ -155,13 +210,98 @@ class _Lookup:
     def __init__(self, lookup, leaves: frozenset[str], imports: Imports) -> None:
         self._lookup = lookup
         self.leaves = leaves | {alias for alias, name in imports.renamed.items() if name in leaves}
-        self._known: dict[str, bool] = {}
+        self._known: dict[str, object] = {}
 
-    def resolves(self, qualified: str) -> bool:
-        known = self._known.get(qualified)
-        if known is None:
-            known = self._known[qualified] = self._lookup(qualified) is not None
-        return known
+    def entry(self, qualified_names: list[str]):
+        """The catalog entry of the first name that resolves, else None."""
+        for qualified in qualified_names:
+            if qualified not in self._known:
+                hit = self._lookup(qualified)
+                self._known[qualified] = hit[0] if hit is not None else None
+            if self._known[qualified] is not None:
+                return self._known[qualified]
+        return None
+
+
+# --- the branches of a select ---------------------------------------------------------------------
+def _branch_values(found: _SelectCall) -> list[ast.expr]:
+    """What the select may select: the branch arguments as the catalog places them; everything it
+    reads when the call's shape or its select is not known for sure."""
+    call, select = found.call, found.select
+    if select is None or any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
+        return _inputs(call)
+    if found.method_form:
+        receiver = call.func.value
+        return [v for spec in select.method_branches if (v := _arg(call, spec, receiver)) is not None]
+    if select.kind == "select_n":
+        return list(call.args[1:])
+    return [v for spec in select.branches if (v := _arg(call, spec)) is not None]
+
+
+def _arg(call: ast.Call, spec: Arg, receiver: Optional[ast.expr] = None) -> Optional[ast.expr]:
+    if spec.position == -1:
+        return receiver
+    for item in call.keywords:
+        if item.arg in spec.keywords:
+            return item.value
+    return call.args[spec.position] if spec.position < len(call.args) else None
+
+
+def _inputs(call: ast.Call) -> list[ast.expr]:
+    """Everything a call reads: its arguments and, for a method, its receiver."""
+    values = call_arguments(call)
+    if isinstance(call.func, ast.Attribute):
+        values.append(call.func.value)
+    return values
+
+
+def _dotted(func: ast.expr) -> Optional[list[str]]:
+    """`["jnp", "linalg", "norm"]` for `jnp.linalg.norm`; None when it is not names and dots."""
+    names = []
+    while type(func) is ast.Attribute:
+        names.append(func.attr)
+        func = func.value
+    if type(func) is not ast.Name:
+        return None
+    names.append(func.id)
+    return names[::-1]
+
+
+# --- locals ------------------------------------------------------------------------------------------
+def _own_assignments(function: ast.AST, walrus: bool) -> dict[str, list[tuple[Position, ast.expr]]]:
+    """NAME -> (where the binding takes effect, value) for each `NAME = value` in the function's own
+    scope (not in nested functions, lambdas or classes); `:=` too when it may occur."""
+    assigned: dict[str, list[tuple[Position, ast.expr]]] = {}
+    stack = list(children(function))
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+            continue
+        if kind is ast.Assign:
+            for target in current.targets:
+                if type(target) is ast.Name:
+                    assigned.setdefault(target.id, []).append(((current.end_lineno, current.end_col_offset), current.value))
+        elif (kind is ast.AnnAssign or (walrus and kind is ast.NamedExpr)) and current.value is not None and type(current.target) is ast.Name:
+            assigned.setdefault(current.target.id, []).append(((current.end_lineno, current.end_col_offset), current.value))
+        if walrus or isinstance(current, ast.stmt) or kind in _STATEMENT_PARTS:
+            stack.extend(children(current))
+    return assigned
+
+
+# Nodes between statements that hold statements (without `:=` no expression needs a visit).
+_STATEMENT_PARTS = (ast.ExceptHandler, ast.match_case)
+
+
+def _scope_of_node(node: ast.AST) -> Optional[ast.AST]:
+    return node if isinstance(node, _SCOPES) else None
+
+
+def _innermost_scope(ancestors: list[ast.AST]) -> Optional[ast.AST]:
+    for node in reversed(ancestors):
+        if isinstance(node, _SCOPES):
+            return node
+    return None
 
 
 def _path_to(node: ast.AST, position: Position) -> list[ast.AST]:
@@ -179,8 +319,7 @@ def _path_to(node: ast.AST, position: Position) -> list[ast.AST]:
 def _holds(node: ast.AST, position: Position) -> bool:
     if not hasattr(node, "lineno"):  # `arguments`, a comprehension's `for`: only their parts have places
         return any(_holds(child, position) for child in children(node))
-    start = start_position(node) if getattr(node, "decorator_list", None) else (node.lineno, node.col_offset)
-    return start <= position < (node.end_lineno, node.end_col_offset)
+    return start_position(node) <= position < (node.end_lineno, node.end_col_offset)
 
 
 def _taker(ancestors: list[ast.AST], call: ast.Call) -> Optional[ast.Call]:
@@ -191,48 +330,6 @@ def _taker(ancestors: list[ast.AST], call: ast.Call) -> Optional[ast.Call]:
         if type(node) not in (ast.keyword, ast.Starred, ast.Attribute):
             return None
     return None
-
-
-def _assignments(node: ast.AST, walrus: bool) -> dict[str, list[ast.expr]]:
-    """NAME -> the values assigned to it anywhere in `node`; statements only, unless `:=` may bind."""
-    assigned: dict[str, list[ast.expr]] = {}
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        kind = type(current)
-        if kind is ast.Assign:
-            for target in current.targets:
-                if type(target) is ast.Name:
-                    assigned.setdefault(target.id, []).append(current.value)
-        elif (kind is ast.AnnAssign or kind is ast.NamedExpr) and current.value is not None and type(current.target) is ast.Name:
-            assigned.setdefault(current.target.id, []).append(current.value)
-        if walrus:
-            stack.extend(children(current))
-        else:
-            for field in _BODIES:
-                statements = getattr(current, field, None)
-                if type(statements) is list:
-                    stack.extend(statements)
-    return assigned
-
-
-# Where statements hold statements: the walk for assignments needs no expression.
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
-def _descendants(node: ast.AST) -> Iterator[ast.AST]:
-    """The node and every node under it, in no particular order (cheaper than `syntax.walk`)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(children(current))
-
-
-def _inputs(call: ast.Call) -> list[ast.expr]:
-    """Everything a call reads: its arguments and, for a method, its receiver."""
-    values = call_arguments(call)
-    if isinstance(call.func, ast.Attribute):
-        values.append(call.func.value)
-    return values
 
 
 def _operator_may_leak(node: ast.BinOp) -> bool:

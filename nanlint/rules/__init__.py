@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from nanlint.analysis.sites import SiteKind
 from nanlint.rules.base import Invalid, Rule, Valid
 from nanlint.rules.nan001_where_branch_singular_op import WhereBranchSingularOp
 from nanlint.rules.nan002_where_branch_singular_local import WhereBranchSingularLocal
@@ -25,6 +26,7 @@ RULES: tuple[type[Rule], ...] = (
 
 BY_CODE: dict[str, type[Rule]] = {r.CODE: r for r in RULES}
 BY_NAME: dict[str, type[Rule]] = {r.NAME: r for r in RULES}
+BY_KIND: dict[SiteKind, type[Rule]] = {r.REPORTS: r for r in RULES if r.REPORTS is not None}
 
 # Meta rules report on the file itself: they are always on and have no docs page of findings.
 META_CODES = frozenset({InvalidSyntax.CODE})
@@ -72,6 +74,11 @@ def select_codes(select: list[str] | None, ignore: list[str], extend_select: lis
     return frozenset(code for code, (_, on) in chosen.items() if on) | META_CODES
 
 
+def kinds_of(codes: frozenset[str]) -> frozenset[SiteKind]:
+    """The kinds of site the rules with these codes report."""
+    return frozenset(BY_CODE[code].REPORTS for code in codes if BY_CODE[code].REPORTS is not None)
+
+
 def _specificity(selector: str) -> int:
     text = selector.strip()
     if text.upper() == "ALL":
@@ -81,4 +88,4 @@ def _specificity(selector: str) -> int:
     return len(text)
 
 
-__all__ = ["RULES", "BY_CODE", "BY_NAME", "Rule", "Valid", "Invalid", "expand_selector", "select_codes", "is_meta_code", "UnknownSelector"]
+__all__ = ["RULES", "BY_CODE", "BY_KIND", "BY_NAME", "kinds_of", "Rule", "Valid", "Invalid", "expand_selector", "select_codes", "is_meta_code", "UnknownSelector"]

@@ -5,7 +5,10 @@ from __future__ import annotations
 import inspect
 import textwrap
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import TYPE_CHECKING, ClassVar, Optional
+
+if TYPE_CHECKING:
+    from nanlint.analysis.sites import SiteKind
 
 REQUIRED_SECTIONS = (
     "## What it does",
@@ -33,7 +36,8 @@ class Invalid:
 
 
 class Rule:
-    """A rule is data about one kind of finding; the detector decides which kind each site is.
+    """A rule is data about one kind of finding: the kind of site it reports (the detector decides
+    which kind each site is), whether that kind has a mechanical fix, its words and its examples.
 
     The class docstring is the rule's documentation, in ruff's sections; `nanlint rule` and
     docs/rules/ are generated from it.
@@ -41,6 +45,8 @@ class Rule:
 
     CODE: ClassVar[str]
     NAME: ClassVar[str]
+    REPORTS: ClassVar[Optional["SiteKind"]] = None  # None: a rule about the file itself (NAN900)
+    FIXABLE: ClassVar[bool] = False
     SUMMARY: ClassVar[str]
     FIX_TITLE: ClassVar[Optional[str]] = None
     DEFAULT_ENABLED: ClassVar[bool] = True

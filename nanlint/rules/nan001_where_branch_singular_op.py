@@ -1,3 +1,4 @@
+from nanlint.analysis.sites import SiteKind
 from nanlint.rules.base import Invalid, Rule, Valid
 
 
@@ -49,6 +50,8 @@ class WhereBranchSingularOp(Rule):
     """
 
     CODE = "NAN001"
+    REPORTS = SiteKind.SINGULAR_OP
+    FIXABLE = True
     NAME = "where-branch-singular-op"
     SUMMARY = "Singular op in a where/select branch leaks NaN gradients where the branch is not selected"
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"

@@ -1,3 +1,4 @@
+from nanlint.analysis.sites import SiteKind
 from nanlint.rules.base import Invalid, Rule, Valid
 
 
@@ -43,6 +44,8 @@ class WhereBranchSingularLocal(Rule):
     """
 
     CODE = "NAN002"
+    REPORTS = SiteKind.SINGULAR_LOCAL
+    FIXABLE = True
     NAME = "where-branch-singular-local"
     SUMMARY = "Local assigned from a singular op is selected by a where/select later, too late to protect its gradient"
     MESSAGE = "`{local}` is selected in the {branch} branch of `{select}`, but it was computed by `{op}` on line {definition_row}, which gives NaN gradients where that branch is not selected: {why}"

@@ -1,3 +1,4 @@
+from nanlint.analysis.sites import SiteKind
 from nanlint.rules.base import Invalid, Rule, Valid
 
 
@@ -39,6 +40,8 @@ class WhereGuardAdmitsPole(Rule):
     """
 
     CODE = "NAN003"
+    REPORTS = SiteKind.POLE_ADMITTED
+    FIXABLE = False
     NAME = "where-guard-admits-pole"
     SUMMARY = "The where condition selects a singular op's branch at the op's pole"
     MESSAGE = "The condition `{cond}` of `{select}` selects the {branch} branch at {admitted}, where `{op}` has a non-finite derivative; a double where cannot help, exclude the pole from the condition"

@@ -1,3 +1,4 @@
+from nanlint.analysis.sites import SiteKind
 from nanlint.rules.base import Invalid, Rule, Valid
 
 
@@ -39,6 +40,8 @@ class WhereBranchOverflow(Rule):
     """
 
     CODE = "NAN004"
+    REPORTS = SiteKind.OVERFLOW
+    FIXABLE = True
     NAME = "where-branch-overflow"
     SUMMARY = "Overflowing op in a where/select branch leaks NaN gradients where the branch is not selected"
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"

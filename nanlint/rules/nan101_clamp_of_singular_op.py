@@ -1,3 +1,4 @@
+from nanlint.analysis.sites import SiteKind
 from nanlint.rules.base import Invalid, Rule, Valid
 
 
@@ -42,6 +43,8 @@ class ClampOfSingularOp(Rule):
     """
 
     CODE = "NAN101"
+    REPORTS = SiteKind.CLAMP
+    FIXABLE = False
     NAME = "clamp-of-singular-op"
     SUMMARY = "maximum/minimum/clip/clamp of a singular op's output leaks NaN gradients where the bound is chosen"
     MESSAGE = "`{select}` clamps the output of `{op}`; where the bound is chosen the gradient is NaN: {why}. Clamp the input instead"

@@ -1,3 +1,4 @@
+from nanlint.analysis.sites import SiteKind
 from nanlint.rules.base import Invalid, Rule, Valid
 
 
@@ -40,6 +41,8 @@ class ClampBoundAtPole(Rule):
     """
 
     CODE = "NAN102"
+    REPORTS = SiteKind.CLAMP_AT_POLE
+    FIXABLE = False
     NAME = "clamp-bound-at-pole"
     SUMMARY = "Singular op applied to a clamp whose bound is the op's pole"
     MESSAGE = "`{op}` is evaluated at its pole wherever `{select}` clamps to {admitted}: the clamp's zero gradient meets {why}; use a bound inside the domain"

@@ -1,3 +1,4 @@
+from nanlint.analysis.sites import SiteKind
 from nanlint.rules.base import Invalid, Rule, Valid
 
 
@@ -41,6 +42,8 @@ class SingularOpUnderUnrelatedCondition(Rule):
     """
 
     CODE = "NAN401"
+    REPORTS = SiteKind.UNRELATED_CONDITION
+    FIXABLE = True
     NAME = "singular-op-under-unrelated-condition"
     SUMMARY = "Singular op in a where/select branch whose condition does not mention its argument"
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected and its argument is at the pole: {why}"

@@ -19,14 +19,15 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-import ast
+import libcst as cst
 
+from nanlint.analysis.analyse import analyse_whole_file
+from nanlint.analysis.detector import Detector
+from nanlint.analysis.names import Place, binding_at
+from nanlint.analysis.sites import LeakSite
+from nanlint.analysis.syntax import is_number, number
 from nanlint.catalog.tables import OP_INDEX, canonical_names
-from nanlint.analysis.detector import Detector, LeakSite
 from nanlint.diagnostics import Diagnostic
-from nanlint.source_lines import line_starts
-from nanlint.analysis.names import binding_at
-from nanlint.analysis.syntax import is_number, parse
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing  # noqa: F401
 
@@ -69,18 +70,11 @@ class _Job:
 # --- building jobs ----------------------------------------------------------------------------------
 def select_groups(result) -> dict[int, list[Diagnostic]]:
     """The findings of a file by the select call they are in (its start offset in the original text)."""
-    starts = line_starts(result.source)
     groups: dict[int, list[Diagnostic]] = {}
     for d in result.diagnostics:
         if d.site is not None:
-            groups.setdefault(select_span(result.detector, d.site.select, starts)[0], []).append(d)
+            groups.setdefault(result.detector.span(d.site.select)[0], []).append(d)
     return groups
-
-
-def select_span(detector: Detector, call: ast.Call, starts: list[int]) -> tuple[int, int]:
-    """Offsets of a call's start and end in the text whose line starts are `starts`."""
-    start, end = detector.locations(call)
-    return starts[start.row - 1] + start.column - 1, starts[end.row - 1] + end.column - 1
 
 
 def build_jobs(result, outcome) -> tuple[list[_Job], dict[int, Verification]]:
@@ -95,9 +89,9 @@ def build_jobs(result, outcome) -> tuple[list[_Job], dict[int, Verification]]:
     for offset, group in select_groups(result).items():
         try:
             if fixed_detector is None:
-                fixed_detector = Detector(parse(outcome.source), outcome.source, result.detector.catalog)
-            built = _build_job(group, result.detector, fixed_detector, outcome.to_final(offset), outcome.source)
-        except (Untranslatable, SyntaxError) as error:
+                fixed_detector = analyse_whole_file(outcome.source, result.detector.catalog)
+            built = _build_job(group, result.detector, fixed_detector, outcome.to_final(offset))
+        except (Untranslatable, cst.ParserSyntaxError) as error:
             built = Verification(UNVERIFIABLE, BACKENDS.get(group[0].site.framework), reason=str(error))
         if isinstance(built, Verification):
             verdicts.update({id(d): built for d in group})
@@ -106,23 +100,23 @@ def build_jobs(result, outcome) -> tuple[list[_Job], dict[int, Verification]]:
     return jobs, verdicts
 
 
-def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fixed_offset: int, fixed_source: str) -> _Job | Verification:
+def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fixed_offset: int) -> _Job | Verification:
     site: LeakSite = group[0].site
     backend = BACKENDS.get(site.framework)
     if backend is None:
         return Verification(UNVERIFIABLE, None, reason=f"no verification backend for {site.framework} code")
     if site.select_fn.kind != "where" or not all(d.site.use.op.elementwise for d in group):
         return Verification(UNVERIFIABLE, backend, reason="only elementwise where/select findings can be probed pointwise")
-    locals_ = {d.site.use.via.id for d in group if d.site.use.via is not None}
-    position = detector.position(site.select)
-    translator = Translator(detector.code, site.scope, position, _inline(site.scope, position, locals_, set()))
+    locals_ = {d.site.use.via.value for d in group if d.site.use.via is not None}
+    place = detector.place(site.select)
+    translator = Translator(detector.code, site.scope, place, _inline(site.scope, place, locals_, set()))
     true, false = detector.branches_of(site.select, site.scope)
     trees = {
         "original": translator.tree(site.select),
         "cond": translator.tree(true.cond),
         "true": translator.tree(true.expr),
         "false": translator.tree(false.expr),
-        "fixed": _fixed_tree(detector, fixed, fixed_offset, fixed_source, locals_),
+        "fixed": _fixed_tree(detector, fixed, fixed_offset, locals_),
     }
     if trees["fixed"] == trees["original"]:
         return Verification(UNVERIFIABLE, backend, reason="no fix was applied to this select (none is offered, or it is not applicable)")
@@ -132,25 +126,25 @@ def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fix
     return _Job(group, backend, trees, _probe_grid(names, trees, group))
 
 
-def _inline(scope, position, locals_: set[str], introduced: set[str]) -> dict[str, ast.expr]:
+def _inline(scope, place: Place, locals_: set[str], introduced: set[str]) -> dict[str, cst.BaseExpression]:
     """The definitions to verify through: the locals of indirect leaks, and the names a fix introduced."""
     out = {}
     for name in locals_ | introduced:
-        binding = binding_at(scope, name, position)
+        binding = binding_at(scope, name, place)
         if binding is not None and binding.value is not None:
             out[name] = binding.value
     return out
 
 
-def _fixed_tree(detector: Detector, fixed: Detector, offset: int, source: str, locals_: set[str]) -> list:
+def _fixed_tree(detector: Detector, fixed: Detector, offset: int, locals_: set[str]) -> list:
     """The same select in the fixed text, with the names the fixes introduced (`ok = ...`) inlined."""
-    starts = line_starts(source)
-    known = {name for scope in detector.index.scope_of.values() for name in scope.bindings}
+    scopes = [detector.index.module_scope, *detector.index.scope_of.values()]
+    known = {name for scope in scopes for name in scope.bindings}
     for call, scope in fixed.index.calls:
-        if select_span(fixed, call, starts)[0] == offset:
-            position = fixed.position(call)
+        if fixed.span(call)[0] == offset:
+            place = fixed.place(call)
             introduced = {name for name in scope.bindings if name not in known}
-            return Translator(fixed.code, scope, position, _inline(scope, position, locals_, introduced)).tree(call)
+            return Translator(fixed.code, scope, place, _inline(scope, place, locals_, introduced)).tree(call)
     raise Untranslatable("the fixed select could not be located")
 
 
@@ -173,12 +167,12 @@ def _probe_grid(names: list[str], trees: dict[str, list], group: list[Diagnostic
     return {name: [point[i] for point in grid] for i, name in enumerate(names)}
 
 
-def _arg_shift(arg: ast.expr) -> float:
+def _arg_shift(arg: cst.BaseExpression) -> float:
     """`log(x - 1)`: the pole of the argument sits at x = 1, so probe there too."""
-    if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Add, ast.Sub)):
+    if isinstance(arg, cst.BinaryOperation) and isinstance(arg.operator, (cst.Add, cst.Subtract)):
         if is_number(arg.right):
-            constant = float(arg.right.value)
-            return constant if isinstance(arg.op, ast.Sub) else -constant
+            constant = number(arg.right)
+            return constant if isinstance(arg.operator, cst.Subtract) else -constant
     return 0.0
 
 

@@ -11,13 +11,12 @@ from bisect import bisect_right
 from typing import Callable
 
 from nanlint.fix.apply import FixOutcome, fix_source
-from nanlint.check import FileResult, Linter
-from nanlint.source_lines import line_starts
-from nanlint.verify.harness import VERIFIED, Verification, select_groups, select_span, verify
+from nanlint.check import FileResult, Checker
+from nanlint.verify.harness import VERIFIED, Verification, select_groups, verify
 
 
 class VerifiedRun:
-    def __init__(self, linter: Linter, results: list[FileResult], *, unsafe_fixes: bool, dtype: str, timeout_s: float) -> None:
+    def __init__(self, linter: Checker, results: list[FileResult], *, unsafe_fixes: bool, dtype: str, timeout_s: float) -> None:
         self.linter = linter
         self.unsafe_fixes = unsafe_fixes
         # Per checked file: its select calls (original offsets, start to end) and their verdicts.
@@ -29,10 +28,9 @@ class VerifiedRun:
         ]
         verdicts = verify(pairs, dtype=dtype, timeout_s=timeout_s)
         for result, _ in pairs:
-            starts = line_starts(result.source)
             spans = []
             for offset, group in select_groups(result).items():
-                end = select_span(result.detector, group[0].site.select, starts)[1]
+                end = result.detector.span(group[0].site.select)[1]
                 spans.append((offset, end, verdicts[id(group[0])]))
                 for d in group:
                     d.verification = verdicts[id(d)]
@@ -45,10 +43,9 @@ class VerifiedRun:
 
         def accept(candidates, outcome: FixOutcome) -> set[int]:
             detector = outcome.result.detector
-            starts = line_starts(outcome.source)
             allowed = set()
             for d in candidates:
-                start = select_span(detector, d.site.select, starts)[0]
+                start = detector.span(d.site.select)[0]
                 verdict = _innermost(spans, outcome.to_original(start))
                 if verdict is not None and verdict.status == VERIFIED:
                     allowed.add(id(d))
@@ -61,10 +58,9 @@ class VerifiedRun:
         spans = self._groups.get(id(original), [])
         if final.detector is None:
             return
-        starts = line_starts(outcome.source)
         for d in final.diagnostics:
             if d.site is not None:
-                start = select_span(final.detector, d.site.select, starts)[0]
+                start = final.detector.span(d.site.select)[0]
                 d.verification = _innermost(spans, outcome.to_original(start))
 
 

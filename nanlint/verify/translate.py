@@ -11,35 +11,36 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-import ast
+import libcst as cst
 
-from nanlint.catalog.tables import framework_of
-from nanlint.analysis.names import Scope, binding_at, qualified_name
+from nanlint.analysis.names import Place, Scope, binding_at, qualified_name
 from nanlint.analysis.syntax import is_number
+from nanlint.catalog.tables import framework_of
 
 Tree = list[Any]
 
 _BINOPS = {
-    ast.Add: "+",
-    ast.Sub: "-",
-    ast.Mult: "*",
-    ast.Div: "/",
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.Pow: "**",
-    ast.BitAnd: "&",
-    ast.BitOr: "|",
-    ast.BitXor: "^",
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
 }
-_UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
+_UNARY = {cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
 _COMPARE = {
-    ast.Lt: "<",
-    ast.LtE: "<=",
-    ast.Gt: ">",
-    ast.GtE: ">=",
-    ast.Eq: "==",
-    ast.NotEq: "!=",
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
 }
+_BOOLEANS = {"True": True, "False": False}
 _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 
 
@@ -54,45 +55,48 @@ class Translator:
     condition the fix hoisted); every other local name is a free variable that gets probe values.
     """
 
-    def __init__(self, code_for, scope: Scope, position, inline: Optional[dict[str, ast.expr]] = None) -> None:
+    def __init__(self, code_for, scope: Scope, place: Place, inline: Optional[dict[str, cst.BaseExpression]] = None) -> None:
         self.code_for = code_for
         self.scope = scope
-        self.position = position
+        self.place = place
         self.inline = inline or {}
         self._depth = 0
 
-    def tree(self, node: ast.expr) -> Tree:
-        if is_number(node) or (isinstance(node, ast.Constant) and isinstance(node.value, bool)):
-            return ["const", node.value]
-        if isinstance(node, ast.Name):
+    def tree(self, node: cst.BaseExpression) -> Tree:
+        if is_number(node):
+            return ["const", node.evaluated_value]
+        if isinstance(node, cst.Name) and node.value in _BOOLEANS:
+            return ["const", _BOOLEANS[node.value]]
+        if isinstance(node, cst.Name):
             return self._name(node)
-        if isinstance(node, ast.Attribute):
+        if isinstance(node, cst.Attribute):
             return self._attribute(node)
-        if isinstance(node, ast.Call):
+        if isinstance(node, cst.Call):
             return self._call(node)
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-            return ["binop", _BINOPS[type(node.op)], self.tree(node.left), self.tree(node.right)]
-        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-            return ["unary", _UNARY[type(node.op)], self.tree(node.operand)]
-        if isinstance(node, ast.Compare):
+        if isinstance(node, cst.BinaryOperation) and type(node.operator) in _BINOPS:
+            return ["binop", _BINOPS[type(node.operator)], self.tree(node.left), self.tree(node.right)]
+        if isinstance(node, cst.UnaryOperation) and type(node.operator) in _UNARY:
+            return ["unary", _UNARY[type(node.operator)], self.tree(node.expression)]
+        if isinstance(node, cst.Comparison):
             return self._comparison(node)
-        if isinstance(node, (ast.Tuple, ast.List)):
-            kind = "tuple" if isinstance(node, ast.Tuple) else "list"
-            return [kind, [self.tree(e) for e in node.elts]]
-        if isinstance(node, ast.NamedExpr):
+        if isinstance(node, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+            kind = "tuple" if isinstance(node, cst.Tuple) else "list"
+            return [kind, [self.tree(e.value) for e in node.elements]]
+        if isinstance(node, cst.NamedExpr):
             raise Untranslatable("the condition is bound with `:=`; it calls something nanlint does not evaluate twice")
         raise Untranslatable(f"`{_short(self.code_for(node))}` is not something the harness evaluates")
 
-    def _name(self, node: ast.Name) -> Tree:
-        if node.id in self.inline:
-            return self._inlined(node.id)
-        binding = binding_at(self.scope, node.id, self.position)
+    def _name(self, node: cst.Name) -> Tree:
+        name = node.value
+        if name in self.inline:
+            return self._inlined(name)
+        binding = binding_at(self.scope, name, self.place)
         if binding is not None and binding.imported is not None:
             value = _constant(binding.imported)
             if value is None:
-                raise Untranslatable(f"`{node.id}` names `{binding.imported}`, not a value")
+                raise Untranslatable(f"`{name}` names `{binding.imported}`, not a value")
             return ["const", value]
-        return ["var", node.id]
+        return ["var", name]
 
     def _inlined(self, name: str) -> Tree:
         self._depth += 1
@@ -103,8 +107,8 @@ class Translator:
         finally:
             self._depth -= 1
 
-    def _attribute(self, node: ast.Attribute) -> Tree:
-        qualified = qualified_name(node, self.scope, self.position)
+    def _attribute(self, node: cst.Attribute) -> Tree:
+        qualified = qualified_name(node, self.scope, self.place)
         if qualified is not None:
             value = _constant(qualified)
             if value is None:
@@ -114,25 +118,26 @@ class Translator:
             return ["var", self.code_for(node)]  # self.scale: data the probes stand in for
         raise Untranslatable(f"`{_short(self.code_for(node))}` is not something the harness evaluates")
 
-    def _call(self, node: ast.Call) -> Tree:
+    def _call(self, node: cst.Call) -> Tree:
         # What is called decides first: a user function is refused before its arguments are looked at.
-        qualified = qualified_name(node.func, self.scope, self.position)
-        if (qualified is None and not isinstance(node.func, ast.Attribute)) or (qualified is not None and framework_of(qualified) is None):
+        qualified = qualified_name(node.func, self.scope, self.place)
+        if (qualified is None and not isinstance(node.func, cst.Attribute)) or (qualified is not None and framework_of(qualified) is None):
             raise Untranslatable(f"calls `{_short(self.code_for(node.func))}`, which is not a framework function; nanlint never runs user code")
         receiver = self.tree(node.func.value) if qualified is None else None
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        if any(a.star for a in node.args):
             raise Untranslatable("a call with *args or **kwargs")
-        args = [self.tree(a) for a in node.args]
-        kwargs = {k.arg: self.tree(k.value) for k in node.keywords}
+        args = [self.tree(a.value) for a in node.args if a.keyword is None]
+        kwargs = {a.keyword.value: self.tree(a.value) for a in node.args if a.keyword is not None}
         if qualified is not None:
             return ["fn", qualified, args, kwargs]  # the worker resolves aliases against its allowlist
-        return ["method", node.func.attr, receiver, args, kwargs]
+        return ["method", node.func.attr.value, receiver, args, kwargs]
 
-    def _comparison(self, node: ast.Compare) -> Tree:
+    def _comparison(self, node: cst.Comparison) -> Tree:
         parts: list[Tree] = []
         left = node.left
-        for operator_node, comparator in zip(node.ops, node.comparators):
-            operator = _COMPARE.get(type(operator_node))
+        for target in node.comparisons:
+            comparator = target.comparator
+            operator = _COMPARE.get(type(target.operator))
             if operator is None:
                 raise Untranslatable(f"the comparison `{_short(self.code_for(node))}`")
             parts.append(["compare", operator, self.tree(left), self.tree(comparator)])
@@ -176,10 +181,10 @@ def _constant(qualified: str) -> Optional[float]:
     return None
 
 
-def _is_dotted_names(node: ast.expr) -> bool:
-    while isinstance(node, ast.Attribute):
+def _is_dotted_names(node: cst.BaseExpression) -> bool:
+    while isinstance(node, cst.Attribute):
         node = node.value
-    return isinstance(node, ast.Name)
+    return isinstance(node, cst.Name)
 
 
 def _short(text: str) -> str:

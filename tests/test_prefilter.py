@@ -1,30 +1,33 @@
-"""The fast path (slice, screen, then the detector on the slice) reports exactly what the detector
-reports on whole files; and what it keeps of a file is what this says."""
+"""The fast path (the prefilter's kept units, then the detector on them) reports exactly what the
+detector reports on whole files; and what the prefilter keeps of a file is what this says."""
 
-import ast
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from nanlint.catalog.lookup import CatalogView
-from nanlint.check import Linter
+from nanlint.catalog.lookup import Catalog
+from nanlint.check import Checker
 from nanlint.config.settings import Settings
-from nanlint.prefilter.slicing import FULL, NOTHING, SLICED, slice_source
-from nanlint.prefilter.textscan import scan_imports, spelled_calls, top_level_units
+from nanlint.prefilter import Reported, Verdict, prefilter
+from nanlint.prefilter.textscan import scan_imports, spelled_calls
+from nanlint.prefilter.units import top_level_units
+
+NOTHING, UNITS, WHOLE = Verdict.NOTHING, Verdict.UNITS, Verdict.WHOLE
+EVERY_RULE = Reported(clamp_branches=True, clamp_in_op=True)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ALL_FIXTURES = sorted(FIXTURES.glob("**/*.py"))
 
 
 def findings(source: str, whole: bool, select=("ALL",)) -> list[tuple]:
-    linter = Linter(Settings(select=list(select), parse_whole_files=whole))
+    linter = Checker(Settings(select=list(select), parse_whole_files=whole))
     result = linter.check_source(source, "m.py")
     assert result.error is None
     return [
         (d.code, d.location, d.end_location, d.message, d.fix.applicability if d.fix else None, [(e.content, e.location, e.end_location) for e in (d.fix.edits if d.fix else [])])
         for d in result.diagnostics
-        if d.code != "NAN900"  # reported only for code nanlint reads, and the slice reads less
+        if d.code != "NAN900"  # reported only for code nanlint reads, and the fast path reads less
     ]
 
 
@@ -39,9 +42,16 @@ def test_every_fixture_reports_the_same_sliced_and_whole(path: Path) -> None:
     assert_same(path.read_text(encoding="utf-8"))
 
 
-def kind(source: str) -> str:
-    settings = Settings()
-    return slice_source(source, CatalogView(settings), scan_imports(source), spelled_calls(source, CatalogView(settings).select_leaf_names)).kind
+def kept(source: str):
+    return prefilter(source, Catalog(Settings()), EVERY_RULE)
+
+
+def kind(source: str) -> Verdict:
+    return kept(source).verdict
+
+
+def kept_text(source: str) -> str:
+    return "".join(unit.text(source) for unit in kept(source).units)
 
 
 def src(text: str) -> str:
@@ -86,7 +96,8 @@ def test_a_leak_is_sliced_and_reported_at_its_place_in_the_file() -> None:
             def c(self, x):
                 return jnp.where(x > 0, x, 0.0)
     ''')
-    assert kind(source) == SLICED
+    assert kind(source) == UNITS
+    assert "def leaky" in kept_text(source) and "def c" not in kept_text(source)
     (finding,) = assert_same(source)
     assert finding[0] == "NAN001" and finding[1].row == 14
 
@@ -157,10 +168,10 @@ def test_module_level_constants_feed_the_value_range() -> None:
 
 def test_text_with_no_safe_cut_falls_back_to_the_whole_file() -> None:
     unpaired = 'import jax.numpy as jnp\nX = \'"""\'\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\n'
-    assert kind(unpaired) == FULL
+    assert kind(unpaired) == WHOLE
     assert [f[0] for f in assert_same(unpaired)] == ["NAN001"]
     old_mac = "import jax.numpy as jnp\rdef f(x):\r    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\r"
-    assert kind(old_mac) == FULL
+    assert kind(old_mac) == WHOLE
 
 
 def test_units_are_top_level_statements_with_their_decorators() -> None:
@@ -191,7 +202,7 @@ def test_imports_are_read_wherever_they_are() -> None:
 
 
 def test_a_syntax_error_in_a_statement_with_a_select_is_reported_by_python() -> None:
-    linter = Linter(Settings())
+    linter = Checker(Settings())
     result = linter.check_source("import jax.numpy as jnp\n\ndef f(x:\n    return jnp.where(x > 0, x, 0)\n", "m.py")
     (diagnostic,) = result.diagnostics
     assert diagnostic.code == "NAN900" and diagnostic.location.row == 3
@@ -200,7 +211,7 @@ def test_a_syntax_error_in_a_statement_with_a_select_is_reported_by_python() -> 
 
 def test_a_file_without_any_select_is_not_parsed_at_all() -> None:
     # Documented in NAN900: syntax errors there are left to the tools whose job that is.
-    assert Linter(Settings()).check_source("def f(:\n", "m.py").diagnostics == []
+    assert Checker(Settings()).check_source("def f(:\n", "m.py").diagnostics == []
 
 
 def test_an_unused_assignment_is_left_out_and_a_used_one_kept() -> None:
@@ -217,9 +228,8 @@ def test_an_unused_assignment_is_left_out_and_a_used_one_kept() -> None:
         def g(x):
             return jnp.where(x > 0, jnp.log(x + a), 0.0)
     """)
-    sliced = slice_source(source, CatalogView(Settings()), scan_imports(source), spelled_calls(source, CatalogView(Settings()).select_leaf_names))
-    kept = ast.unparse(sliced.tree)
-    assert "BIG" not in kept and "FLOOR = 0.5" in kept and "a, b = (FLOOR, 2)" in kept
+    text = kept_text(source)
+    assert "BIG" not in text and "FLOOR = 0.5" in text and "(a, b) = (FLOOR, 2)" in text
     # FLOOR keeps log's argument off its pole; `a` is unknown, so only the audit rule speaks.
     assert [f[0] for f in assert_same(source)] == ["NAN401"]
 
@@ -285,14 +295,14 @@ def test_only_the_class_members_that_call_a_select_are_parsed_and_kept() -> None
 
             limit = 3
     ''')
-    sliced = slice_source(source, CatalogView(Settings()), scan_imports(source), spelled_calls(source, CatalogView(Settings()).select_leaf_names))
-    assert sliced.kind == SLICED
-    kept = ast.unparse(sliced.tree)
-    assert "scale = 2.0" in kept and "async def leaky" in kept
-    assert "unrelated" not in kept and "Nested" not in kept
-    # Every node sits at its line in the file.
-    leaky = next(node for node in ast.walk(sliced.tree) if isinstance(node, ast.AsyncFunctionDef))
-    assert leaky.lineno == 19 and source.splitlines()[leaky.lineno - 1].strip().startswith("async def leaky")
+    found = kept(source)
+    assert found.verdict == UNITS
+    text = kept_text(source)
+    assert "async def leaky" in text
+    assert "unrelated" not in text and "Nested" not in text and "docstring" not in text
+    # The member is kept as the lines of the file it spans, and read under a stand-in class.
+    (member,) = [unit for unit in found.units if unit.member]
+    assert member.first == 19 and source.splitlines()[member.first - 1].strip().startswith("async def leaky")
     (finding,) = assert_same(source)
     assert finding[0] == "NAN001" and finding[1].row == 20
 
@@ -314,7 +324,7 @@ def test_a_select_is_called_through_an_attribute_or_an_imported_name() -> None:
         def f(x):
             return pick(x > 0, log(x), 0.0)
     """)
-    assert kind(renamed) == SLICED
+    assert kind(renamed) == UNITS
     assert [f[0] for f in assert_same(renamed)] == ["NAN001"]
 
 
@@ -363,7 +373,7 @@ def test_a_call_the_text_resolves_to_no_select_is_not_parsed() -> None:
 
         def f(x):
             return g(x).where(x > 0, torch.log(x))
-    """)) == SLICED
+    """)) == UNITS
 
 
 # Each is a way the text could mislead the cut, the screen or the import scan; found in review.

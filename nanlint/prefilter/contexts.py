@@ -1,5 +1,10 @@
 """Code that reverse-mode autodiff never differentiates, so a where there cannot leak NaN gradients.
 
+Which code that is follows from relations across the whole file (a `f.defjvp(...)` far from `f`, a
+private helper and every function that calls it), so the prefilter decides it, on the `ast` of the
+statements that can tell, before libcst reads anything: a function that is never differentiated
+cannot hold a finding. The answer is a list of spans; the detector drops a site inside one.
+
 - the primal of a function with a hand-written derivative: decorated with `custom_jvp`, `custom_vjp`,
   `custom_gradient` (JAX, TensorFlow, TFP), registered with `f.defjvp(...)`/`f.defvjp(...)`, wrapped by
   `custom_jvp(f)`, lowered with `lower_fun(f)` as a primitive's implementation, or the `forward` of a
@@ -16,8 +21,7 @@ from typing import Optional
 
 import ast
 
-from nanlint.analysis.names import leaf_name
-from nanlint.analysis.syntax import call_arguments, children
+from nanlint.prefilter.syntax import Position, call_arguments, children, leaf_name, start_position
 
 _CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_derivative")
 _NO_GRAD = ("no_grad", "inference_mode", "stop_recording")
@@ -54,18 +58,21 @@ class Contexts:
     def __init__(self, code_for) -> None:
         self.code_for = code_for
         self._functions: list[str] = []  # enclosing function names, innermost last
-        self._no_grad = 0
         self._classes: list[bool] = []  # enclosing classes: is it a torch.autograd.Function?
-        self._at_call: dict[int, tuple[tuple[str, ...], bool]] = {}
+        # Each function as (its name and those of the functions around it, start, end); no_grad regions.
+        self._function_spans: list[tuple[tuple[str, ...], Position, Position]] = []
+        self._no_grad_spans: list[tuple[Position, Position]] = []
         self._custom: set[str] = set()
         self._defined: set[str] = set()
         self._uses: dict[str, set[Optional[str]]] = defaultdict(set)
         self._resolved: Optional[set[str]] = None
+        self._base_line = 0
 
     # --- collection ------------------------------------------------------------------------------
-    def visit(self, tree: ast.AST) -> None:
+    def visit(self, tree: ast.AST, base_line: int = 0) -> None:
         """Walk the tree once, depth first; entering a class, a function or a `with` pushes what
         it says, and a marker on the stack pops it again after its children."""
+        self._base_line = base_line
         stack: list = [tree]
         while stack:
             node = stack.pop()
@@ -80,9 +87,8 @@ class Contexts:
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 stack.append(self._enter_function(node))
             elif kind is ast.With or kind is ast.AsyncWith:
-                no_grad = any(word in self.code_for(item.context_expr) for item in node.items for word in _NO_GRAD)
-                self._no_grad += no_grad
-                stack.append(_Leave(lambda no_grad=no_grad: self._add_no_grad(-no_grad)))
+                if any(word in self.code_for(item.context_expr) for item in node.items for word in _NO_GRAD):
+                    self._no_grad_spans.append(self._span((node.lineno, node.col_offset), node))
             elif kind is ast.Call:
                 self._visit_call(node)
             else:
@@ -94,9 +100,6 @@ class Contexts:
                 elif child_kind is not ast.Constant:
                     stack.append(child)
 
-    def _add_no_grad(self, change: int) -> None:
-        self._no_grad += change
-
     def _enter_function(self, node) -> "_Leave":
         name = node.name
         decorators = [self.code_for(d) for d in node.decorator_list]
@@ -106,21 +109,21 @@ class Contexts:
             self._custom.add(self._qualify(name))
         if not self._functions:
             self._defined.add(name)
-        no_grad = any(word in text for text in decorators for word in _NO_GRAD)
+        span = self._span(start_position(node), node)
+        if any(word in text for text in decorators for word in _NO_GRAD):
+            self._no_grad_spans.append(span)
         self._functions.append(self._qualify(name) if self._classes and self._classes[-1] else name)
-        self._no_grad += no_grad
+        self._function_spans.append((tuple(self._functions), *span))
+        return _Leave(self._functions.pop)
 
-        def leave() -> None:
-            self._functions.pop()
-            self._no_grad -= no_grad
-
-        return _Leave(leave)
+    def _span(self, start: Position, node: ast.AST) -> tuple[Position, Position]:
+        """A place in the tree, with its lines counted in the file."""
+        return (start[0] + self._base_line, start[1]), (node.end_lineno + self._base_line, node.end_col_offset)
 
     def _qualify(self, name: str) -> str:
         return f"<autograd.Function>.{name}"
 
     def _visit_call(self, node: ast.Call) -> None:
-        self._at_call[id(node)] = (tuple(self._functions), self._no_grad > 0)
         func = node.func
         arguments = call_arguments(node)
         first = arguments[0] if arguments else None
@@ -160,9 +163,12 @@ class Contexts:
             self._uses[name].add(self._functions[-1] if self._functions else None)
 
     # --- queries ---------------------------------------------------------------------------------
-    def excluded(self, call: ast.Call) -> bool:
-        functions, no_grad = self._at_call.get(id(call), ((), False))
-        return no_grad or any(name in self._custom_closure() for name in functions)
+    def never_differentiated(self) -> list[tuple[Position, Position]]:
+        """The spans of code that is never differentiated: functions that are (or are nested in) a
+        custom primal or a helper only such primals use, and no_grad regions."""
+        custom = self._custom_closure()
+        spans = [(start, end) for names, start, end in self._function_spans if names[-1] in custom]
+        return spans + self._no_grad_spans
 
     def _custom_closure(self) -> set[str]:
         """Custom-derivative functions, and the private helpers used only inside them."""

@@ -1,0 +1,49 @@
+"""Read the kept units with libcst and run the detector on them.
+
+Imported only when the prefilter keeps something: a check of files that call no select never loads
+libcst.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from nanlint.analysis.detector import Detector
+from nanlint.analysis.sites import LeakSite, SiteKind
+from nanlint.analysis.tree import parse_unit
+from nanlint.catalog.lookup import Catalog
+from nanlint.prefilter import Prefiltered, Verdict, prefilter
+from nanlint.prefilter.screen import Reported
+
+
+class AnalysisError(Exception):
+    """A file the analysis cannot read; the message is one line for the user."""
+
+
+@dataclass
+class Analysis:
+    detector: Detector
+    sites: list[LeakSite]
+
+
+def analyse(source: str, prefiltered: Prefiltered, catalog: Catalog, kinds: frozenset[SiteKind]) -> Analysis:
+    try:
+        trees = [parse_unit(source, unit) for unit in prefiltered.units]
+        detector = Detector(
+            source, trees, catalog, prefiltered.imports.frameworks, prefiltered.defined, prefiltered.never_differentiated
+        )
+        return Analysis(detector, detector.sites(kinds))
+    except cst.ParserSyntaxError as error:
+        raise AnalysisError(f"libcst cannot read this file: {str(error).splitlines()[0]}") from None
+    except (RecursionError, MemoryError):
+        raise AnalysisError("too deeply nested to analyse") from None
+
+
+def analyse_whole_file(source: str, catalog: Catalog) -> Detector:
+    """The detector over the whole of a source (a fixed file, for the verification harness)."""
+    prefiltered = prefilter(source, catalog, Reported(clamp_branches=True, clamp_in_op=True), whole=True)
+    if prefiltered.verdict is Verdict.NOTHING:
+        prefiltered = Prefiltered(Verdict.WHOLE, units=[], imports=prefiltered.imports)
+    return analyse(source, prefiltered, catalog, frozenset()).detector

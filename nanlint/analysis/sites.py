@@ -1,0 +1,72 @@
+"""What the detector finds: leak sites, each of a kind that one rule reports (imports no parser)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
+
+from nanlint.catalog.intervals import IntervalSet
+from nanlint.catalog.tables import SelectFunction, SingularOp
+
+if TYPE_CHECKING:  # no parser at start-up: the rules name these kinds
+    import libcst as cst
+
+    from nanlint.analysis.names import Binding, Scope
+
+
+class SiteKind(enum.Enum):
+    """The kinds of site the detector tells apart; each rule declares the one it reports."""
+
+    SINGULAR_OP = "singular-op"  # an op in a branch, at a pole its condition leaves unselected
+    SINGULAR_LOCAL = "singular-local"  # the same, through a local computed earlier
+    POLE_ADMITTED = "pole-admitted"  # the condition selects the branch at the op's pole itself
+    OVERFLOW = "overflow"  # an op that overflows (exp) where the branch is unselected
+    CLAMP = "clamp"  # an op inside a clamp (maximum/clip), which is a select in disguise
+    CLAMP_AT_POLE = "clamp-at-pole"  # a clamp whose bound sits on the op's pole: sqrt(maximum(x, 0))
+    UNRELATED_CONDITION = "unrelated-condition"  # an op under a condition about other data
+
+
+class GuardVerdict(enum.Enum):
+    """What comparing a branch's condition with its op's leak domain tells."""
+
+    NO_LEAK = "no-leak"  # unselected only where the op is harmless
+    LEAK = "leak"  # the condition is about the argument, and leaves the pole unselected
+    ADMITS = "admits"  # the condition selects the branch at the pole itself
+    UNKNOWN = "unknown"  # the condition says nothing certain about the argument
+
+
+@dataclass
+class Branch:
+    label: str  # "true", "false", "case 1", "choice 0", "default", "clamped": for messages
+    index: int  # its place among the select's branches (select_n's case number)
+    expr: cst.BaseExpression
+    # True: selected where the condition holds; False: where it does not; None: not a simple condition.
+    polarity: Optional[bool]
+    cond: Optional[cst.BaseExpression]
+
+
+@dataclass
+class OpUse:
+    op: SingularOp
+    framework: str
+    node: cst.BaseExpression  # the call or binary operation
+    arg: cst.BaseExpression  # the argument a fix masks
+    leak_domain: IntervalSet  # narrowed for powers by their exponent
+    via: Optional[cst.Name] = None  # indirect: the local name in the branch
+    definition: Optional["Binding"] = None  # indirect: the binding whose value holds the op
+
+
+@dataclass
+class LeakSite:
+    kind: SiteKind
+    select: cst.Call
+    select_fn: SelectFunction
+    select_display: str
+    framework: str
+    method_form: bool
+    branch: Branch
+    use: OpUse
+    admitted: Optional[IntervalSet] = None  # POLE_ADMITTED: the pole values the guard selects
+    guard_var: Optional[str] = None  # POLE_ADMITTED: the variable (source text) the guard constrains
+    scope: Optional["Scope"] = field(default=None, repr=False)
