@@ -86,7 +86,13 @@ def test_a_clean_file_is_checked_without_the_detector(tmp_path: Path) -> None:
     code = (
         "import sys\nfrom pathlib import Path\nfrom nanlint.check import Checker\nfrom nanlint.config.settings import Settings\n"
         f"assert Checker(Settings()).check_path(Path({str(tmp_path / 'm.py')!r})).diagnostics == []\n"
-        "print('nanlint.analysis.detector' in sys.modules)"
+        "print('nanlint.analysis.detector' in sys.modules, 'libcst' in sys.modules)"
     )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False False"
+
+
+def test_version_imports_no_parser() -> None:
+    code = "import sys\nfrom click.testing import CliRunner\nfrom nanlint.cli import cli\nCliRunner().invoke(cli, ['--version'])\nprint('libcst' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

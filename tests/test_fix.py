@@ -189,3 +189,24 @@ def test_read_only_file_is_an_error_not_a_crash(tmp_path: Path) -> None:
     finally:
         directory.chmod(0o755)
     assert proc.returncode == 2 and "cannot write ro/m.py" in proc.stderr
+
+
+def test_a_file_python_does_not_compile_is_left_alone_and_said_so() -> None:
+    # `return` outside a function parses, so the finding is reported; but the compiler rejects the file.
+    checker = Checker(Settings())
+    source = LEAK + "return 1\n"
+    result = checker.check_source(source, "m.py")
+    assert [d.code for d in result.diagnostics] == ["NAN001"]
+    outcome = fix_source(checker, result, unsafe_fixes=True)
+    assert outcome.source == source and not outcome.changed
+    assert outcome.dropped == ["nanlint: m.py: not fixed: the file does not compile ('return' outside function, line 6)"]
+
+
+def test_a_fix_is_judged_by_its_own_finding_not_by_one_that_moves_with_its_argument() -> None:
+    # Masking the divisor moves the norm's own (display-only) finding into the new inner where: the
+    # fix removed its finding and created none, so it applies.
+    checker = Checker(Settings())
+    source = "import jax.numpy as jnp\n\ndef f(v):\n    return jnp.where(jnp.any(v != 0), v / jnp.linalg.norm(v), 0.0)\n"
+    outcome = fix_source(checker, checker.check_source(source, "m.py"), unsafe_fixes=True)
+    assert outcome.dropped == []
+    assert "v / jnp.where(jnp.any(v != 0), jnp.linalg.norm(v), 1.0)" in outcome.source

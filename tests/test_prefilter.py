@@ -209,6 +209,14 @@ def test_a_syntax_error_in_a_statement_with_a_select_is_reported_by_python() -> 
     assert "never closed" in diagnostic.message
 
 
+def test_a_syntax_error_far_from_the_findings_is_the_only_thing_reported() -> None:
+    # The fast path reads only the leaking function; the file does not parse: say so, offer no fix.
+    source = "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\n\ndef g(:\n    pass\n"
+    for whole in (False, True):
+        (diagnostic,) = Checker(Settings(parse_whole_files=whole)).check_source(source, "m.py").diagnostics
+        assert diagnostic.code == "NAN900" and diagnostic.location.row == 6 and diagnostic.fix is None
+
+
 def test_a_file_without_any_select_is_not_parsed_at_all() -> None:
     # Documented in NAN900: syntax errors there are left to the tools whose job that is.
     assert Checker(Settings()).check_source("def f(:\n", "m.py").diagnostics == []

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from nanlint.check import Checker
+from nanlint.fix.apply import fix_source
 from nanlint.rules import BY_CODE, RULES, UnknownSelector, expand_selector, select_codes
 from nanlint.config.settings import Settings
 
@@ -26,6 +27,23 @@ def test_valid_examples_are_not_flagged(rule, case) -> None:
 def test_invalid_examples_are_flagged_on_their_line(rule, case) -> None:
     found = codes_by_line(rule.example_source(case))
     assert (case.line, rule.CODE) in found, found
+
+
+CASES_FIXED = [(rule, case) for rule, case in CASES_INVALID if case.fixed is not None]
+
+
+@pytest.mark.parametrize(("rule", "case"), CASES_FIXED, ids=lambda x: getattr(x, "CODE", ""))
+def test_invalid_examples_are_fixed_as_written(rule, case) -> None:
+    checker = Checker(Settings(select=["ALL"]))
+    source = rule.example_source(case)
+    outcome = fix_source(checker, checker.check_source(source, "example.py"), unsafe_fixes=True)
+    assert outcome.source == case.fixed
+    # The fixed form is a VALID case of its own: fixing twice changes nothing.
+    assert rule.CODE not in [d.code for d in checker.check_source(outcome.source, "example.py").diagnostics]
+
+
+def test_every_fixable_rule_shows_a_fix() -> None:
+    assert all(any(case.fixed for case in rule.INVALID) for rule in RULES if rule.FIXABLE)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.CODE)

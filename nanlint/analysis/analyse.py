@@ -14,8 +14,8 @@ from nanlint.analysis.detector import Detector
 from nanlint.analysis.sites import LeakSite, SiteKind
 from nanlint.analysis.tree import parse_unit
 from nanlint.catalog.lookup import Catalog
-from nanlint.prefilter import Prefiltered, Verdict, prefilter
-from nanlint.prefilter.screen import Reported
+from nanlint.prefilter import Prefiltered, whole_file
+from nanlint.prefilter.textscan import scan_imports
 
 
 class AnalysisError(Exception):
@@ -43,7 +43,4 @@ def analyse(source: str, prefiltered: Prefiltered, catalog: Catalog, kinds: froz
 
 def analyse_whole_file(source: str, catalog: Catalog) -> Detector:
     """The detector over the whole of a source (a fixed file, for the verification harness)."""
-    prefiltered = prefilter(source, catalog, Reported(clamp_branches=True, clamp_in_op=True), whole=True)
-    if prefiltered.verdict is Verdict.NOTHING:
-        prefiltered = Prefiltered(Verdict.WHOLE, units=[], imports=prefiltered.imports)
-    return analyse(source, prefiltered, catalog, frozenset()).detector
+    return analyse(source, whole_file(source, scan_imports(source)), catalog, frozenset()).detector

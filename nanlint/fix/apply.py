@@ -1,8 +1,10 @@
 """Apply fixes to a file until nothing changes, without ever writing a broken or half-written file.
 
-Each round lints the current text, applies the non-overlapping fixes that this run allows, and keeps
-the result only if it still parses and every applied fix removed its finding; otherwise the fixes
-are tried one at a time and the ones that misbehave are dropped and reported. (Writing the result: write.py.)
+Each round checks the current text, applies the non-overlapping fixes that this run allows, and
+keeps the result only if it still compiles, every applied fix removed its own finding, and no new
+finding appeared where the edits wrote; otherwise the fixes are tried one at a time and the ones
+that misbehave are dropped and reported. A finding elsewhere in the file does not judge a fix. A
+file that Python does not compile is left alone. (Writing the result: write.py.)
 """
 
 from __future__ import annotations
@@ -79,6 +81,11 @@ def fix_source(
     source = result.source or ""
     outcome = FixOutcome(source, result)
     rejected: set[tuple] = set()
+    if any(d.fix is not None and d.fix.applies(unsafe_fixes) for d in result.diagnostics):
+        error = compile_error(source)
+        if error is not None:
+            outcome.dropped.append(f"nanlint: {result.filename}: not fixed: the file does not compile ({error})")
+            return outcome
     for _ in range(MAX_ROUNDS):
         candidates = [
             d for d in outcome.result.diagnostics if d.fix is not None and d.fix.applies(unsafe_fixes) and _key(d) not in rejected
@@ -113,28 +120,53 @@ def fix_source(
 
 
 def _attempt(linter: Checker, outcome: FixOutcome, batch: list[Diagnostic], path: Optional[Path]):
-    new_source = apply_edits(outcome.source, [e for d in batch for e in d.fix.edits])
-    if not _compiles(new_source):
+    edits = [e for d in batch for e in d.fix.edits]
+    new_source = apply_edits(outcome.source, edits)
+    if compile_error(new_source) is not None:
         return None
     new_result = linter.check_source(new_source, outcome.result.filename, path=path)
     if new_result.error or any(d.code == InvalidSyntax.CODE for d in new_result.diagnostics):
         return None
-    # Each fix must remove its own finding and add none: anything else is a fix gone wrong.
-    if len(new_result.diagnostics) > len(outcome.result.diagnostics) - len(batch):
+    if not _removes_its_findings_and_adds_none(outcome, batch, edits, new_source, new_result):
         return None
     return new_source, new_result
 
 
-def _compiles(source: str) -> bool:
-    """The compiler's own check, which also catches what the grammar allows but Python rejects
-    (`:=` in a comprehension's iterable, for one)."""
+def _removes_its_findings_and_adds_none(outcome: FixOutcome, batch: list[Diagnostic], edits: list, new_source: str, new_result: FileResult) -> bool:
+    """Each applied fix removed its own finding (by code and place), and no finding appeared where
+    the edits wrote, other than one the replaced text already had (a finding inside a masked
+    argument moves with it). Findings elsewhere do not judge these fixes."""
+    old_starts, new_starts = line_starts(outcome.source), line_starts(new_source)
+    spans = sorted((offset_of(e.location, old_starts), offset_of(e.end_location, old_starts), len(e.content)) for e in edits)
+    found = {(d.code, offset_of(d.location, new_starts)): d for d in new_result.diagnostics}
+    if any((d.code, _through(offset_of(d.location, old_starts), spans)) in found for d in batch):
+        return False
+    applied = {id(d) for d in batch}
+    others = [(d, offset_of(d.location, old_starts)) for d in outcome.result.diagnostics if id(d) not in applied]
+    kept = {(d.code, _through(offset, spans)) for d, offset in others}
+    for start, end, length in spans:
+        written = _through(start, spans)
+        replaced = Counter((d.code, d.message) for d, offset in others if start <= offset <= end)
+        for (code, offset), d in found.items():
+            if written <= offset <= written + length and (code, offset) not in kept:
+                if replaced[(code, d.message)] == 0:
+                    return False
+                replaced[(code, d.message)] -= 1
+    return True
+
+
+def compile_error(source: str) -> Optional[str]:
+    """The compiler's own message for a source it rejects, which also catches what the grammar
+    allows but Python rejects (`:=` in a comprehension's iterable, for one); None when it compiles."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the user's own `"\\d"` escapes are not the fix's business
             compile(source, "<nanlint fix>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+    except SyntaxError as error:
+        return f"{error.msg}, line {error.lineno}"
+    except (ValueError, RecursionError, MemoryError) as error:
+        return str(error) or type(error).__name__
+    return None
 
 
 def _non_overlapping(candidates: list[Diagnostic]) -> list[Diagnostic]:

@@ -67,7 +67,7 @@ def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = F
     if whole:
         if not any(name in source for name in names):
             return Prefiltered(Verdict.NOTHING)
-        return _whole_file(source, scan_imports(source))
+        return whole_file(source, scan_imports(source))
     calls = spelled_calls(source, names)
     if not calls and not imports_under_another_name(source, names):
         return Prefiltered(Verdict.NOTHING)  # cheap text tests first: no select is called here, by any name
@@ -79,7 +79,7 @@ def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = F
     strings = triple_quoted_spans(source) if source.count("\r") == source.count("\r\n") else None
     units = top_level_units(source, strings) if strings is not None else None
     if units is None:
-        return _whole_file(source, imports)  # no safe cut: strings that do not pair up, or lone-CR line ends
+        return whole_file(source, imports)  # no safe cut: strings that do not pair up, or lone-CR line ends
     starts = [u.start for u in units]
     by_unit: dict[int, list[int]] = {}
     for offset in offsets:
@@ -87,21 +87,21 @@ def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = F
     plan = _Plan(source, units, screen, strings)
     for index, unit_offsets in sorted(by_unit.items()):
         if not plan.screen(index, unit_offsets):
-            return _whole_file(source, imports)
+            return whole_file(source, imports)
     if not plan.kept:
         return Prefiltered(Verdict.NOTHING, imports)
     never = plan.contexts() if may_have_contexts(source) else []
     if never is None:
-        return _whole_file(source, imports)
+        return whole_file(source, imports)
     plan.drop_never_differentiated(never, by_unit)
     if not plan.kept:
         return Prefiltered(Verdict.NOTHING, imports)
     if not plan.close_over_bindings():
-        return _whole_file(source, imports, check_cut=True)
+        return whole_file(source, imports, check_cut=True)
     return Prefiltered(Verdict.UNITS, imports, plan.kept_units(), plan.defined(), never)
 
 
-def _whole_file(source: str, imports: Imports) -> Prefiltered:
+def whole_file(source: str, imports: Imports) -> Prefiltered:
     """The whole file as one unit, with its contexts; Python's error when it does not parse."""
     try:
         tree = parse(source)
@@ -328,7 +328,16 @@ class _Plan:
         return self._binders[index]
 
     def kept_units(self) -> list[Unit]:
-        return [piece for index in sorted(self.kept) for piece in self.kept[index]]
+        """The kept units in file order; top-level units that follow each other are joined, so
+        that libcst parses them in one go."""
+        out: list[Unit] = []
+        for piece in (piece for index in sorted(self.kept) for piece in self.kept[index]):
+            last = out[-1] if out else None
+            if last is not None and not last.member and not piece.member and last.end == piece.start:
+                out[-1] = Unit(last.first, piece.last, last.start, piece.end)
+            else:
+                out.append(piece)
+        return out
 
     def defined(self) -> list[tuple[str, int]]:
         """The top-level definitions kept code names whose own unit is not read whole."""

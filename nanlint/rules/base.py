@@ -29,10 +29,12 @@ class Valid:
 
 @dataclass(frozen=True)
 class Invalid:
-    """Source that the rule must flag, at `line` (1-based) when given."""
+    """Source that the rule must flag, at `line` (1-based) when given; `fixed`, when given, is the
+    source after every fix nanlint offers is applied (unsafe ones too), as fixit's expected_replacement."""
 
     code: str
     line: Optional[int] = None
+    fixed: Optional[str] = None
 
 
 class Rule:

@@ -70,12 +70,23 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\ndef where(c, a, b):\n    return a\nwhere(x > 0, jnp.sqrt(x), 0.0)\n"),
     )
     INVALID = (
-        Invalid("import jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(x), 0.0)\n", line=2),
-        Invalid("import jax.numpy as np\nnp.where(n > 0, t / n, 0.0)\n", line=2),
+        Invalid(
+            "import jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(x), 0.0)\n",
+            line=2,
+            fixed="import jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)\n",
+        ),
+        Invalid("import jax.numpy as np\nnp.where(n > 0, t / n, 0.0)\n", line=2, fixed="import jax.numpy as np\nnp.where(n > 0, t / np.where(n > 0, n, 1.0), 0.0)\n"),
         Invalid("from jax.numpy import where as w, log\nw(x > 1, log(x - 1), 0.0)\n", line=2),
-        Invalid("import tensorflow as tf\ntf.where(x > 0, tf.math.sqrt(x), 0.0)\n", line=2),
+        Invalid(
+            "import tensorflow as tf\ntf.where(x > 0, tf.math.sqrt(x), 0.0)\n",
+            line=2,
+            fixed="import tensorflow as tf\ntf.where(x > 0, tf.math.sqrt(tf.where(x > 0, x, tf.ones_like(x))), 0.0)\n",
+        ),
         Invalid("import torch\ntorch.where(x > 0, x.sqrt(), 0.0)\n", line=2),
-        Invalid("import torch\nx.log().where(x > 0, 0.0)\n", line=2),
-        Invalid("import jax.numpy as jnp\njnp.where(x <= 0, 0.0, x ** 0.5)\n", line=2),
+        Invalid("import torch\nx.log().where(x > 0, 0.0)\n", line=2, fixed="import torch\nx.where(x > 0, 1.0).log().where(x > 0, 0.0)\n"),
+        Invalid("import jax.numpy as jnp\njnp.where(x <= 0, 0.0, x ** 0.5)\n", line=2, fixed="import jax.numpy as jnp\njnp.where(x <= 0, 0.0, jnp.where(x <= 0, 1.0, x) ** 0.5)\n"),
         Invalid("from jax import lax\nlax.select(x > 0, jnp.arctan2(y, x), jnp.zeros_like(x))\nimport jax.numpy as jnp\n", line=2),
+        # A name is no guard: only what the code computes is (`unsafe_x` and `x_unsafe` are plain data).
+        Invalid("import jax.numpy as jnp\njnp.where(unsafe_x > 0, jnp.sqrt(unsafe_x), 0.0)\n", line=2),
+        Invalid("import jax.numpy as jnp\ndef f(x_safe):\n    return jnp.where(x_safe > 0, jnp.log(x_safe), 0.0)\n", line=3),
     )

@@ -56,6 +56,10 @@ class WhereBranchSingularLocal(Rule):
         Valid("import jax.numpy as jnp\ndef f(x, s):\n    return jnp.where(x > 0, s, 0.0)\n"),
     )
     INVALID = (
-        Invalid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.sqrt(x)\n    return jnp.where(x > 0, s, 0.0)\n", line=4),
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x):\n    s = jnp.sqrt(x)\n    return jnp.where(x > 0, s, 0.0)\n",
+            line=4,
+            fixed="import jax.numpy as jnp\ndef f(x):\n    s = jnp.sqrt(jnp.where(x > 0, x, 1.0))\n    return jnp.where(x > 0, s, 0.0)\n",
+        ),
         Invalid("import torch\ndef f(x):\n    r = 1.0 / x\n    y = r * 2\n    return torch.where(x != 0, y, 0.0)\n", line=5),
     )

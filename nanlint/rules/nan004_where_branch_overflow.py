@@ -51,6 +51,10 @@ class WhereBranchOverflow(Rule):
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.exp(x), 0.0)\n"),
     )
     INVALID = (
-        Invalid("import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(x) - 1)\n", line=2),
+        Invalid(
+            "import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(x) - 1)\n",
+            line=2,
+            fixed="import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(jnp.where(x > 0, 0.0, x)) - 1)\n",
+        ),
         Invalid("import torch\ntorch.where(x < 20, torch.log1p(torch.exp(x)), x)\n", line=2),
     )

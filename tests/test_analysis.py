@@ -1,0 +1,174 @@
+"""The analysis's parts on their own, on real libcst parses: name resolution, values, conditions, intervals."""
+
+import math
+import textwrap
+
+import libcst as cst
+import pytest
+
+from nanlint.analysis.analyse import analyse_whole_file
+from nanlint.analysis.conditions import affine_base, selected_values
+from nanlint.analysis.detector import Detector, _Env
+from nanlint.analysis.names import binding_at, qualified_name
+from nanlint.analysis.tree import walk
+from nanlint.analysis.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted, value_range
+from nanlint.catalog.intervals import INF, Interval, IntervalSet
+from nanlint.catalog.lookup import Catalog
+from nanlint.config.settings import Settings
+
+
+def detector_for(source: str) -> Detector:
+    return analyse_whole_file(textwrap.dedent(source).lstrip("\n"), Catalog(Settings()))
+
+
+def last_return(detector: Detector) -> tuple[cst.BaseExpression, _Env]:
+    """The value of the file's last `return`, with the bindings seen from there."""
+    returns = [n for tree in detector.trees for n in walk(tree.module) if isinstance(n, cst.Return)]
+    value = returns[-1].value
+    return value, _Env(detector, detector.index.scope_at(value), detector.place(value))
+
+
+def returned(source: str) -> tuple[cst.BaseExpression, _Env]:
+    return last_return(detector_for(source))
+
+
+# --- names ------------------------------------------------------------------------------------------
+def test_imports_resolve_to_qualified_names_unless_shadowed() -> None:
+    detector = detector_for("""
+        import jax.numpy as jnp
+        from jax import lax as L
+        import torch
+
+        def f(x):
+            return jnp.linalg.norm(x), L.rsqrt(x), torch.special.entr(x)
+
+        def g(jnp):
+            return jnp.sqrt(1)
+    """)
+    calls = [n for tree in detector.trees for n in walk(tree.module) if isinstance(n, cst.Call)]
+    names = [qualified_name(c.func, detector.index.scope_at(c), detector.place(c)) for c in calls]
+    assert names == ["jax.numpy.linalg.norm", "jax.lax.rsqrt", "torch.special.entr", None]
+
+
+def test_the_latest_binding_before_a_use_wins_and_an_assignment_binds_after_its_value() -> None:
+    detector = detector_for("""
+        def f(b):
+            b = b.clip(0)
+            b = b * 2
+            return b
+    """)
+    value, env = last_return(detector)
+    binding = env.binding(value)
+    assert detector.code(binding.value) == "b * 2"
+    # `b.clip(0)` reads the parameter: the assignment it is part of binds only after it.
+    clip = next(n for tree in detector.trees for n in walk(tree.module) if isinstance(n, cst.Call))
+    receiver = clip.func.value
+    assert binding_at(env.scope, "b", detector.place(receiver)).value is None
+
+
+def test_class_bodies_are_invisible_from_their_methods() -> None:
+    value, env = returned("""
+        import jax.numpy as jnp
+
+        class C:
+            jnp = None
+
+            def f(self, x):
+                return jnp.sqrt(x)
+    """)
+    assert env.qualified(value.func) == "jax.numpy.sqrt"
+
+
+# --- values -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [("2 ** -1", 0.5), ("-(3.0 - 1)", -2.0), ("EPS * 10", 1e-5), ("jnp.pi / 2", math.pi / 2), ("x + 1", None), ("True", None)],
+)
+def test_constant_values(expression: str, expected) -> None:
+    value, env = returned(f"import jax.numpy as jnp\nEPS = 1e-6\ndef f(x):\n    return {expression}\n")
+    assert constant_value(value, env) == pytest.approx(expected) if expected is not None else constant_value(value, env) is None
+
+
+@pytest.mark.parametrize(
+    ("expression", "depends"),
+    [
+        ("jnp.log(2.0)", False),
+        ("x.shape[0]", False),
+        ("SCALE", False),
+        ("None", False),
+        ("'text'", False),
+        ("n + 3", False),
+        ("x", True),
+        ("x.sum()", True),
+        ("jnp.log(x)", True),
+        ("helper(3)", True),
+    ],
+)
+def test_what_depends_on_data(expression: str, depends: bool) -> None:
+    value, env = returned(f"import jax.numpy as jnp\nSCALE = 2\ndef f(x):\n    n = 4\n    return {expression}\n")
+    assert depends_on_data(value, env) is depends
+
+
+@pytest.mark.parametrize(
+    ("expression", "low", "high"),
+    [
+        ("x ** 2 + 1e-6", 1e-6, INF),
+        ("x * x", 0.0, INF),
+        ("jnp.exp(x)", 0.0, INF),
+        ("jnp.abs(x) + EPS", 1e-6, INF),
+        ("-jnp.cosh(x)", -INF, -1.0),
+        ("x - 1", -INF, INF),
+    ],
+)
+def test_value_ranges(expression: str, low: float, high: float) -> None:
+    value, env = returned(f"import jax.numpy as jnp\nEPS = 1e-6\ndef f(x):\n    return {expression}\n")
+    reach = value_range(value, env)
+    assert (reach.lo, reach.hi) == (pytest.approx(low), pytest.approx(high))
+
+
+def test_reaching_a_leak_domain_and_epsilon_shifts() -> None:
+    value, env = returned("import jax.numpy as jnp\ndef f(x, eps):\n    return jnp.sqrt(x * x + 1e-9), jnp.log(x + eps)\n")
+    sqrt_arg = value.elements[0].value.args[0].value
+    log_arg = value.elements[1].value.args[0].value
+    assert not can_reach(sqrt_arg, IntervalSet.below(0.0, closed=True), env)
+    assert can_reach(log_arg, IntervalSet.point(0.0), env)
+    assert is_epsilon_shifted(log_arg, env) and not is_epsilon_shifted(sqrt_arg.left, env)
+
+
+# --- conditions -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("condition", "selected"),
+    [
+        ("x > 0", IntervalSet.above(0.0, closed=False)),
+        ("0 <= x", IntervalSet.above(0.0, closed=True)),
+        ("(x > 0) & (x < 1)", IntervalSet.of(Interval(0.0, 1.0, False, False))),
+        ("~(x > 0)", IntervalSet.below(0.0, closed=True)),
+        ("jnp.abs(x) < 1", IntervalSet.of(Interval(-1.0, 1.0, False, False))),
+        ("jnp.greater_equal(x, 2)", IntervalSet.above(2.0, closed=True)),
+        ("(x > 0) | (y > 0)", IntervalSet.above(0.0, closed=False)),
+        ("y > 0", None),
+    ],
+)
+def test_what_a_condition_selects(condition: str, selected) -> None:
+    value, env = returned(f"import jax.numpy as jnp\ndef f(x, y):\n    return {condition}\n")
+    assert selected_values(value, "x", env) == selected
+
+
+def test_affine_bases_map_a_leak_domain_to_the_variable() -> None:
+    value, env = returned("def f(x):\n    return -x - 1\n")
+    bases = {env.code(var): to_var(IntervalSet.point(0.0)) for var, to_var in affine_base(value, env)}
+    assert bases["x"] == IntervalSet.point(-1.0)  # -x - 1 == 0 at x = -1
+
+
+# --- intervals --------------------------------------------------------------------------------------
+def test_interval_set_algebra() -> None:
+    nonpositive = IntervalSet.below(0.0, closed=True)
+    positive = nonpositive.complement()
+    assert positive == IntervalSet.above(0.0, closed=False)
+    assert nonpositive.intersect(positive).is_empty()
+    assert nonpositive.union(positive) == IntervalSet.everything()
+    assert IntervalSet.point(0.0).shifted(1.0) == IntervalSet.point(1.0)
+    assert IntervalSet.above(1.0, closed=True).negated() == IntervalSet.below(-1.0, closed=True)
+    assert IntervalSet.points(-1.0, 1.0).contains(1.0) and not IntervalSet.points(-1.0, 1.0).contains(0.0)
+    assert IntervalSet.of(Interval(0.0, 1.0), Interval(1.0, 2.0, False, True)) == IntervalSet.of(Interval(0.0, 2.0))
+    assert IntervalSet.below(0.0, closed=True).describe("x") == "x <= 0"
