@@ -21,6 +21,9 @@ from nanlint.prefilter.textscan import imports_under_another_name, scan_imports,
 
 if TYPE_CHECKING:
     from nanlint.analysis.detector import Detector
+    from nanlint.notebook import Notebook
+
+NOTEBOOK_SUFFIX = ".ipynb"
 
 
 class LintError(Exception):
@@ -38,6 +41,8 @@ class FileResult:
     detector: Optional["Detector"] = None
     # The hash of the bytes these results are for: the key the result cache stores them under.
     digest: Optional[str] = None
+    # For a notebook: its cells. `source` is then the module they make, which the diagnostics' rows count in.
+    notebook: Optional["Notebook"] = None
 
 
 class Linter:
@@ -62,12 +67,17 @@ class Linter:
             raw = path.read_bytes()
         except OSError as error:
             return FileResult(name, error=f"nanlint: cannot read {name}: {error.strerror or error}")
-        try:
-            source, encoding = decode_source(raw, name)
-        except LintError as error:
-            return FileResult(name, error=str(error))
-        result = self.check_source(source, name, path=path)
-        result.encoding = encoding
+        if is_notebook(path):
+            from nanlint.notebook import check_notebook
+
+            result = check_notebook(self, raw, name, path)
+        else:
+            try:
+                source, encoding = decode_source(raw, name)
+            except LintError as error:
+                return FileResult(name, error=str(error))
+            result = self.check_source(source, name, path=path)
+            result.encoding = encoding
         result.digest = content_hash(raw) if self.digests else None
         return result
 
@@ -109,6 +119,10 @@ class Linter:
             if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(path.name, pattern):
                 out |= codes
         return frozenset(out)
+
+
+def is_notebook(path: Path) -> bool:
+    return path.suffix.lower() == NOTEBOOK_SUFFIX
 
 
 def decode_source(raw: bytes, name: str) -> tuple[str, str]:
