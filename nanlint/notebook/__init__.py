@@ -50,9 +50,13 @@ class Cell:
         return self.index + 1
 
     @property
+    def ends_line(self) -> bool:
+        return self.text.endswith(("\n", "\r"))
+
+    @property
     def segment(self) -> str:
-        """Its part of the module: its code, ended by a line break."""
-        return self.code if self.code.endswith(("\n", "\r")) else self.code + "\n"
+        """Its part of the module: its code, ended by a line break (which its text may lack)."""
+        return self.code if self.ends_line else self.code + "\n"
 
 
 @dataclass
@@ -147,7 +151,7 @@ class Notebook:
                 if new[at : at + len(code)] != code:
                     raise ValueError(f"a fix touched the IPython line {row + 1} of cell {cell.number}")
                 new = new[:at] + text + new[at + len(code) :]
-        if cell.segment == cell.code:
+        if cell.ends_line:
             return new
         if not new.endswith("\n"):
             raise ValueError(f"a fix touched the end of cell {cell.number}")
