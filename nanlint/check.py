@@ -44,6 +44,11 @@ class FileResult:
     # For a notebook: its cells. `source` is then the module they make, which the diagnostics' rows count in.
     notebook: Optional["Notebook"] = None
 
+    @property
+    def file_text(self) -> Optional[str]:
+        """What the file holds: the source, or a notebook's JSON."""
+        return self.source if self.notebook is None else self.notebook.raw
+
 
 class Linter:
     """Holds what every file of a run shares: settings, the catalog view, the selected codes."""

@@ -309,8 +309,7 @@ def _apply_fixes(linter, results, targets, options, errors, verified):
         fixable = any(d.fix and d.fix.applies(unsafe) for d in result.diagnostics)
         if not fixing or result.error or not fixable:
             if fixing and target is None and result.source is not None and not options["diff"]:
-                # stdin with --fix: the (unchanged) source
-                click.echo(result.source if result.notebook is None else result.notebook.raw, nl=False)
+                click.echo(result.file_text, nl=False)  # stdin with --fix: the (unchanged) source
             continue
         accept = verified.accept_for(result) if verified is not None else None
         fix = fix_source if result.notebook is None else fix_notebook
@@ -323,17 +322,15 @@ def _apply_fixes(linter, results, targets, options, errors, verified):
         if verified is not None:
             verified.attach_to(result, outcome.result, outcome)
         results[index] = outcome.result
-        # What the file holds after fixing: the fixed source, or the notebook with its fixed cells.
-        fixed = outcome.source if result.notebook is None else outcome.result.notebook.raw
         if options["diff"]:
             if outcome.changed:
                 diffs += _diffs(result, outcome.result)
             continue
         if target is None:
-            click.echo(fixed, nl=False)  # stdin with --fix: the fixed source goes to stdout
+            click.echo(outcome.result.file_text, nl=False)  # stdin with --fix: the fixed source goes to stdout
         elif outcome.changed:
             try:
-                write_atomically(target, fixed, result.encoding)
+                write_atomically(target, outcome.result.file_text, result.encoding)
             except OSError as error:
                 errors.append(f"nanlint: cannot write {result.filename}: {error.strerror or error}")
                 continue

@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import ast
 import codecs
-import re
 import dataclasses
+import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from nanlint.check import FileResult, LintError, syntax_diagnostic
 from nanlint.diagnostics import Diagnostic, source_key
 from nanlint.fix.model import Location
-from nanlint.notebook.jsontext import NotebookText, notebook_text
+from nanlint.notebook.jsontext import notebook_text
 from nanlint.notebook.magics import blank_magics
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
 from nanlint.source_lines import LINE_BREAK, line_starts
@@ -63,20 +63,19 @@ class Cell:
 class Notebook:
     raw: str  # the file's text (JSON)
     cells: list[Cell]  # its code cells, in order
+    _first_rows: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         row = 1
         for cell in self.cells:
             cell.first_row = row
             row += len(LINE_BREAK.findall(cell.segment))
+        self._first_rows = [cell.first_row for cell in self.cells]
 
     @property
     def source(self) -> str:
         """The module the checker reads."""
         return "".join(cell.segment for cell in self.cells)
-
-    def json(self) -> NotebookText:
-        return notebook_text(self.raw)
 
     def blank_broken_cells(self, filename: str, select_names: Iterable[str]) -> list[Diagnostic]:
         """A NAN900 for each cell that does not parse, which is then blanked. As for a `.py` file, only a
@@ -119,7 +118,7 @@ class Notebook:
 
     def _in_cell(self, location: Location, end: Location) -> tuple[Cell, Location, Location]:
         """The cell that holds `location`, and both places counted in it (an end may lie one line past it)."""
-        cell = self.cells[max(bisect_right([c.first_row for c in self.cells], location.row) - 1, 0)]
+        cell = self.cells[max(bisect_right(self._first_rows, location.row) - 1, 0)]
         return cell, *(Location(place.row - cell.first_row + 1, place.column) for place in (location, end))
 
     # --- fixed text back into the cells --------------------------------------------------------------
@@ -142,8 +141,9 @@ class Notebook:
         return texts
 
     @staticmethod
-    def _restore(cell: Cell, new: str, moved) -> str:
-        """`new` (a fixed segment of `cell`) with the lines that were blanked as they were in its text."""
+    def _restore(cell: Cell, new: str, moved: Callable[[int], int]) -> str:
+        """`new` (a fixed segment of `cell`) with the lines that were blanked as they were in its text;
+        `moved` says where a place in the segment is in `new`."""
         starts = line_starts(cell.segment)
         for row, (text, code) in reversed(list(enumerate(zip(LINE_BREAK.split(cell.text), LINE_BREAK.split(cell.code))))):
             if text != code:
@@ -159,7 +159,7 @@ class Notebook:
 
     def with_texts(self, texts: dict[int, str]) -> str:
         """The file with these cells' (cell index -> text) sources replaced and nothing else changed."""
-        return self.json().with_sources(texts) if texts else self.raw
+        return notebook_text(self.raw).with_sources(texts) if texts else self.raw
 
 
 def _fields(cell: Cell, location: Location, end: Location) -> dict:
@@ -215,9 +215,9 @@ def check_notebook(linter: "Linter", raw: bytes, name: str, path: Optional[Path]
 
 
 def fix_notebook(linter: "Linter", result: FileResult, **options) -> "FixOutcome":
-    """`fix_source` on the notebook's module (`options` are its keywords). The cells' syntax errors
-    are set aside while it runs, which no fix touches, so that its count of findings stays exact.
-    The result it leaves is for the fixed notebook, whose text is `outcome.result.notebook.raw`;
+    """`fix_source` on the notebook's module (`options` are its keywords). The cells' syntax errors,
+    which no fix touches, are set aside while it runs, so that its count of findings stays exact.
+    The result it leaves is the fixed notebook's, whose text is `outcome.result.notebook.raw`;
     LintError when the fixed text cannot be put back into the cells."""
     from nanlint.fix.apply import fix_source
 
