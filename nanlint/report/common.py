@@ -33,8 +33,6 @@ def posix_path(filename: str) -> str:
     return PurePath(filename).as_posix()
 
 
-
-
 def in_file(filename: str, location: Location, cell: int | None, sources: dict) -> Location:
     """Where a place is in the file itself, for the formats whose locations are lines of a file (CI
     annotations, code scanning): for a place in a notebook's cell, the line and column of the
