@@ -301,6 +301,15 @@ def test_hoisting_adds_a_line_to_its_own_cell(tmp_path: Path) -> None:
     assert [c.outputs[0].text for c in cells[1:]] == ["run 1\n", "run 2\n", "run 3\n"]
 
 
+def test_a_fix_that_cannot_compile_is_reported_at_its_cell(tmp_path: Path) -> None:
+    # IPython runs a top-level `await`; Python's compiler, which checks every fix, does not.
+    write_notebook(tmp_path / "nb.ipynb", "import asyncio\nimport jax.numpy as jnp\nawait asyncio.sleep(0)", LEAK_CELL)
+    before = (tmp_path / "nb.ipynb").read_bytes()
+    proc = run("check", "--fix", "nb.ipynb", cwd=tmp_path)
+    assert proc.stderr == "nanlint: nb.ipynb:cell 3:2:29: NAN001 fix not applied: it would break the file or its findings\n"
+    assert (tmp_path / "nb.ipynb").read_bytes() == before
+
+
 def test_stdin_notebook_is_checked_and_fixed_to_stdout(leaky: Path) -> None:
     raw = (leaky / "train.ipynb").read_bytes()
     proc = run("check", "-", "--stdin-filename", "train.ipynb", "--output-format", "concise", cwd=leaky, stdin=raw)

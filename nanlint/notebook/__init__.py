@@ -100,8 +100,8 @@ class Notebook:
     # --- the module's rows and the cells' rows ------------------------------------------------------
     def to_cells(self, d: Diagnostic) -> Diagnostic:
         """`d`, whose places are rows of the module, with places in the cell each is in."""
-        cell, location, end = self._in_cell(d.location, d.end_location)
-        related = [dataclasses.replace(r, **_fields(*self._in_cell(r.location, r.end_location))) for r in d.related]
+        cell, location, end = self.in_cell(d.location, d.end_location)
+        related = [dataclasses.replace(r, **_fields(*self.in_cell(r.location, r.end_location))) for r in d.related]
         message = d.message
         for before, after in zip(d.related, related):
             # A message that names a related place's row (NAN002's definition) names it in its cell.
@@ -109,14 +109,14 @@ class Notebook:
             message = re.sub(rf"\bon line {before.location.row}\b", where, message)
         fix = d.fix
         if fix is not None:
-            edits = [dataclasses.replace(e, **_fields(*self._in_cell(e.location, e.end_location))) for e in fix.edits]
+            edits = [dataclasses.replace(e, **_fields(*self.in_cell(e.location, e.end_location))) for e in fix.edits]
             fix = dataclasses.replace(fix, edits=edits)
         noqa_row = None if d.noqa_row is None else d.noqa_row - cell.first_row + 1
         return dataclasses.replace(
             d, message=message, cell=cell.number, location=location, end_location=end, noqa_row=noqa_row, related=related, fix=fix
         )
 
-    def _in_cell(self, location: Location, end: Location) -> tuple[Cell, Location, Location]:
+    def in_cell(self, location: Location, end: Location) -> tuple[Cell, Location, Location]:
         """The cell that holds `location`, and both places counted in it (an end may lie one line past it)."""
         cell = self.cells[max(bisect_right(self._first_rows, location.row) - 1, 0)]
         return cell, *(Location(place.row - cell.first_row + 1, place.column) for place in (location, end))
@@ -236,7 +236,18 @@ def fix_notebook(linter: "Linter", result: FileResult, **options) -> "FixOutcome
         raise LintError(f"nanlint: {result.filename}: fixes not written: the cells do not read back as the fixed module")
     outcome.result.diagnostics = sorted(outcome.result.diagnostics + errors, key=Diagnostic.sort_key)
     outcome.result.notebook, outcome.result.encoding = notebook, result.encoding
+    outcome.dropped = [_in_cell_words(line, result) for line in outcome.dropped]
     return outcome
+
+
+def _in_cell_words(line: str, result: FileResult) -> str:
+    """A line that names a place of the module (`nanlint: nb.ipynb:12:9: ...`) naming it in its cell."""
+    match = re.match(rf"nanlint: {re.escape(result.filename)}:(\d+):(\d+):", line)
+    if match is None:
+        return line
+    place = Location(int(match[1]), int(match[2]))
+    cell, location, _ = result.notebook.in_cell(place, place)
+    return f"nanlint: {result.filename}:cell {cell.number}:{location.row}:{location.column}:" + line[match.end() :]
 
 
 def with_noqa(result: FileResult) -> tuple[str, int]:
