@@ -23,6 +23,9 @@ from nanlint.suppression import parse_suppressions
 
 if TYPE_CHECKING:
     from nanlint.analysis.detector import Detector
+    from nanlint.notebook import Notebook
+
+NOTEBOOK_SUFFIX = ".ipynb"
 
 
 class CheckError(Exception):
@@ -40,6 +43,13 @@ class FileResult:
     detector: Optional["Detector"] = None
     # The hash of the bytes these results are for: the key the result cache stores them under.
     digest: Optional[str] = None
+    # For a notebook: its cells. `source` is then the module they make, which the diagnostics' rows count in.
+    notebook: Optional["Notebook"] = None
+
+    @property
+    def file_text(self) -> Optional[str]:
+        """What the file holds: the source, or a notebook's JSON."""
+        return self.source if self.notebook is None else self.notebook.raw
 
 
 class Checker:
@@ -67,12 +77,17 @@ class Checker:
             raw = path.read_bytes()
         except OSError as error:
             return FileResult(name, error=f"nanlint: cannot read {name}: {error.strerror or error}")
-        try:
-            source, encoding = decode_source(raw, name)
-        except CheckError as error:
-            return FileResult(name, error=str(error))
-        result = self.check_source(source, name, path=path)
-        result.encoding = encoding
+        if is_notebook(path):
+            from nanlint.notebook import check_notebook
+
+            result = check_notebook(self, raw, name, path)
+        else:
+            try:
+                source, encoding = decode_source(raw, name)
+            except CheckError as error:
+                return FileResult(name, error=str(error))
+            result = self.check_source(source, name, path=path)
+            result.encoding = encoding
         result.digest = content_hash(raw) if self.digests else None
         return result
 
@@ -81,7 +96,8 @@ class Checker:
         kinds = self.kinds - kinds_of(self._ignored_for(path or Path(filename)))
         found = prefilter(source, self.catalog, self.reported, whole=self.settings.parse_whole_files)
         if found.verdict is Verdict.INVALID:
-            result.diagnostics = [syntax_diagnostic(filename, found.error)]
+            error = found.error
+            result.diagnostics = [syntax_diagnostic(filename, error.msg, error.lineno or 1, error.offset or 1)]
         elif found.verdict is not Verdict.NOTHING:
             self._analyse(result, found, kinds)
         return result
@@ -107,7 +123,7 @@ class Checker:
         if analysis.sites and found.verdict is Verdict.UNITS:
             error = syntax_error(source)  # the prefilter parsed only some of the file
             if error is not None:
-                result.diagnostics = [syntax_diagnostic(result.filename, error)]
+                result.diagnostics = [syntax_diagnostic(result.filename, error.msg, error.lineno or 1, error.offset or 1)]
                 return
         if self.keep_analysis:
             result.detector = analysis.detector
@@ -137,6 +153,10 @@ class Checker:
         return frozenset(out)
 
 
+def is_notebook(path: Path) -> bool:
+    return path.suffix.lower() == NOTEBOOK_SUFFIX
+
+
 def decode_source(raw: bytes, name: str) -> tuple[str, str]:
     """Bytes to text as Python itself decodes a source file: BOM, then coding cookie, then UTF-8."""
     if b"\x00" in raw[:8192]:
@@ -159,9 +179,9 @@ def syntax_error(source: str) -> Optional[SyntaxError]:
     return None
 
 
-def syntax_diagnostic(filename: str, error: SyntaxError) -> Diagnostic:
-    first_line = (error.msg or "invalid syntax").strip().splitlines()[0]
-    location = Location(max(error.lineno or 1, 1), max(error.offset or 1, 1))
+def syntax_diagnostic(filename: str, message: str, row: int, column: int) -> Diagnostic:
+    first_line = (message or "invalid syntax").strip().splitlines()[0]
+    location = Location(max(row, 1), max(column, 1))
     return Diagnostic(
         code=InvalidSyntax.CODE,
         name=InvalidSyntax.NAME,

@@ -30,7 +30,8 @@ from nanlint.fix.write import write_atomically
 from nanlint.parallel import check_paths, default_jobs
 from nanlint.progress import status
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
-from nanlint.check import FileResult, Checker
+from nanlint.check import FileResult, CheckError, Checker, is_notebook
+from nanlint.notebook import changed_cells, check_notebook, fix_notebook, for_report, with_noqa
 from nanlint.report import DEFAULT_FORMAT, FORMATS, is_fixable, prepare, render, render_statistics
 from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
 from nanlint.config.settings import Settings
@@ -207,11 +208,15 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
     errors: list[str] = []
     if paths == ["-"]:
         name = options["stdin_filename"] or "-"
-        results = [linter.check_source(sys.stdin.read(), name, path=Path(name))]
+        if is_notebook(Path(name)):
+            results = [check_notebook(linter, sys.stdin.buffer.read(), name, Path(name))]
+        else:
+            results = [linter.check_source(sys.stdin.read(), name, path=Path(name))]
         targets: list[Optional[Path]] = [None]
     else:
         found = discover(
             paths or ["."],
+            include=[*settings.include, *settings.extend_include],
             exclude=settings.exclude,
             extend_exclude=settings.extend_exclude,
             force_exclude=settings.force_exclude,
@@ -257,13 +262,14 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         return _add_noqa(results, targets, errors)
 
     diagnostics = []
-    sources: dict[str, str] = {}
+    sources: dict = {}  # Diagnostic.source_key -> text
     for result in results:
         if result.error:
             errors.append(result.error)
-        diagnostics += result.diagnostics
-        if result.source is not None and result.diagnostics:
-            sources[result.filename] = result.source
+        shown, texts = for_report(result)  # a notebook's findings in their cells
+        diagnostics += shown
+        if result.diagnostics:
+            sources.update(texts)
     diagnostics.sort(key=lambda d: d.sort_key())
     try:
         if options["write_baseline"]:
@@ -303,23 +309,28 @@ def _apply_fixes(linter, results, targets, options, errors, verified):
         fixable = any(d.fix and d.fix.applies(unsafe) for d in result.diagnostics)
         if not fixing or result.error or not fixable:
             if fixing and target is None and result.source is not None and not options["diff"]:
-                click.echo(result.source, nl=False)  # stdin with --fix: the (unchanged) source
+                click.echo(result.file_text, nl=False)  # stdin with --fix: the (unchanged) source
             continue
         accept = verified.accept_for(result) if verified is not None else None
-        outcome = fix_source(linter, result, unsafe_fixes=unsafe, path=target, accept=accept)
+        fix = fix_source if result.notebook is None else fix_notebook
+        try:
+            outcome = fix(linter, result, unsafe_fixes=unsafe, path=target, accept=accept)
+        except CheckError as error:
+            errors.append(str(error))
+            continue
         errors += outcome.dropped
         if verified is not None:
             verified.attach_to(result, outcome.result, outcome)
         results[index] = outcome.result
         if options["diff"]:
             if outcome.changed:
-                diffs.append(_unified_diff(result.filename, result.source or "", outcome.source))
+                diffs += _diffs(result, outcome.result)
             continue
         if target is None:
-            click.echo(outcome.source, nl=False)  # stdin with --fix: the fixed source goes to stdout
+            click.echo(outcome.result.file_text, nl=False)  # stdin with --fix: the fixed source goes to stdout
         elif outcome.changed:
             try:
-                write_atomically(target, outcome.source, result.encoding)
+                write_atomically(target, outcome.result.file_text, result.encoding)
             except OSError as error:
                 errors.append(f"nanlint: cannot write {result.filename}: {error.strerror or error}")
                 continue
@@ -334,22 +345,32 @@ def _add_noqa(results: list[FileResult], targets: list[Optional[Path]], errors: 
     for result, target in zip(results, targets):
         if target is None or not result.diagnostics or result.source is None:
             continue
-        text, changed = add_noqa(result.source, result.diagnostics)
-        if changed:
-            try:
-                compile(text, result.filename, "exec", dont_inherit=True)
+        try:
+            text, changed = _with_noqa(result)
+            if changed:
                 write_atomically(target, text, result.encoding)
-            except (SyntaxError, ValueError) as error:
-                errors.append(f"nanlint: {result.filename}: ignore comments not added: {error}")
-                continue
-            except OSError as error:
-                errors.append(f"nanlint: cannot write {result.filename}: {error.strerror or error}")
-                continue
-            added += changed
+        except (SyntaxError, ValueError) as error:
+            errors.append(f"nanlint: {result.filename}: ignore comments not added: {error}")
+            continue
+        except OSError as error:
+            errors.append(f"nanlint: cannot write {result.filename}: {error.strerror or error}")
+            continue
+        added += changed
     for line in errors:
         _error_line(line)
     click.echo(f"Added {added} ignore {'comment' if added == 1 else 'comments'}.")
     return EXIT_ERROR if errors else EXIT_CLEAN
+
+
+def _with_noqa(result: FileResult) -> tuple[str, int]:
+    """The file's text with an ignore comment on each finding's line, and how many lines changed;
+    SyntaxError (or ValueError) when that would break it."""
+    if result.notebook is not None:
+        return with_noqa(result)
+    text, changed = add_noqa(result.source, result.diagnostics)
+    if changed:
+        compile(text, result.filename, "exec", dont_inherit=True)
+    return text, changed
 
 
 def _report_verification(diagnostics, sources, options, settings, errors) -> int:
@@ -463,6 +484,14 @@ def _fixes_text(fixed_files: list[tuple[str, Counter]]) -> str:
         lines.append(f"- {filename}:")
         lines += [f"    {count} × {code} ({BY_CODE[code].NAME})" for code, count in sorted(counts.items())]
     return "\n".join(lines)
+
+
+def _diffs(before: FileResult, after: FileResult) -> list[str]:
+    """The fixes as a diff: of the file, or of each changed cell of a notebook (`a/train.ipynb:cell 4`)."""
+    if before.notebook is None:
+        return [_unified_diff(before.filename, before.source or "", after.source or "")]
+    pairs = changed_cells(before.notebook, after.notebook)
+    return [_unified_diff(f"{before.filename}:cell {old.number}", old.text, new.text) for old, new in pairs]
 
 
 def _unified_diff(filename: str, before: str, after: str) -> str:

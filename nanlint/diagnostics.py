@@ -14,6 +14,12 @@ if TYPE_CHECKING:
 DOCS_URL = "https://nanlint.dev/rules/{code}"
 
 
+def source_key(filename: str, cell: Optional[int]) -> Any:
+    """The key of the text that rows count in, in the `sources` a report gets: the file's name, or for a
+    place in a notebook's cell, (file name, cell)."""
+    return filename if cell is None else (filename, cell)
+
+
 @dataclass(frozen=True)
 class Related:
     """A secondary place that explains a finding (the definition of a leaking local, the select call)."""
@@ -21,17 +27,18 @@ class Related:
     message: str
     location: Location
     end_location: Location
+    cell: Optional[int] = None  # in a notebook: the cell its rows count in
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "message": self.message,
-            "location": self.location.to_json(),
-            "end_location": self.end_location.to_json(),
-        }
+        data: dict[str, Any] = {"message": self.message}
+        if self.cell is not None:
+            data["cell"] = self.cell
+        data.update(location=self.location.to_json(), end_location=self.end_location.to_json())
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Related":
-        return cls(data["message"], Location.from_json(data["location"]), Location.from_json(data["end_location"]))
+        return cls(data["message"], Location.from_json(data["location"]), Location.from_json(data["end_location"]), data.get("cell"))
 
 
 @dataclass
@@ -58,6 +65,8 @@ class Diagnostic:
     fix: Optional[Fix] = None
     # Set by `nanlint verify` / `--verify`: the XLA verdict on the finding and its fix.
     verification: Optional["Verification"] = None
+    # In a notebook, as the report shows it: the cell (from 1, markdown cells counted) its rows count in.
+    cell: Optional[int] = None
 
     @property
     def url(self) -> Optional[str]:
@@ -65,16 +74,24 @@ class Diagnostic:
 
         return None if is_meta_code(self.code) else DOCS_URL.format(code=self.code)
 
+    @property
+    def source_key(self) -> Any:
+        return source_key(self.filename, self.cell)
+
     def sort_key(self) -> tuple:
-        return (self.filename, self.location.row, self.location.column, self.code)
+        return (self.filename, self.cell or 0, self.location.row, self.location.column, self.code)
 
     def to_json(self) -> dict[str, Any]:
-        """ruff's field names, then nanlint's own (`verification` only when it ran)."""
-        data = {
+        """ruff's field names (`cell` only in a notebook), then nanlint's own (`verification` only when it ran)."""
+        data: dict[str, Any] = {
             "code": self.code,
             "name": self.name,
             "message": self.message,
             "filename": self.filename,
+        }
+        if self.cell is not None:
+            data["cell"] = self.cell
+        data.update({
             "location": self.location.to_json(),
             "end_location": self.end_location.to_json(),
             "fix": self.fix.to_json() if self.fix is not None else None,
@@ -84,7 +101,7 @@ class Diagnostic:
             "op": self.op,
             "branch": self.branch,
             "related": [r.to_json() for r in self.related],
-        }
+        })
         if self.verification is not None:
             data["verification"] = self.verification.to_json()
         return data
@@ -106,4 +123,5 @@ class Diagnostic:
             branch=data["branch"],
             related=[Related.from_json(r) for r in data["related"]],
             fix=Fix.from_json(data["fix"]) if data["fix"] is not None else None,
+            cell=data.get("cell"),
         )

@@ -15,13 +15,13 @@ from nanlint.diagnostics import Diagnostic
 from nanlint.source_lines import split_lines
 
 
-def fingerprints(diagnostics: list[Diagnostic], sources: dict[str, str], root: Path | None = None) -> dict[int, str]:
+def fingerprints(diagnostics: list[Diagnostic], sources: dict, root: Path | None = None) -> dict[int, str]:
     """id(diagnostic) -> fingerprint, for diagnostics sorted as the command sorts them; paths are taken
     relative to `root` when given, so that running from another directory keeps the fingerprints."""
     seen: Counter = Counter()
     out: dict[int, str] = {}
     for d in diagnostics:
-        key = _key(d, sources.get(d.filename), _path(d.filename, root))
+        key = _key(d, sources.get(d.source_key), _path(d.filename, root))
         seen[key] += 1
         out[id(d)] = hashlib.sha256(f"{key}\x00{seen[key]}".encode()).hexdigest()[:32]
     return out

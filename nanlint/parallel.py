@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from nanlint.cache import ResultCache, content_hash
-from nanlint.check import FileResult, CheckError, Checker, decode_source
+from nanlint.check import FileResult, CheckError, Checker, decode_source, is_notebook
 from nanlint.progress import track
 from nanlint.config.settings import Settings
 
@@ -55,7 +55,13 @@ def _cached(cache: ResultCache, path: Path) -> Optional[FileResult]:
     result = FileResult(str(path), diagnostics=diagnostics)
     if diagnostics:  # the report shows their lines
         try:
-            result.source, result.encoding = decode_source(raw, str(path))
+            if is_notebook(path):
+                from nanlint.notebook import read_notebook
+
+                result.notebook, result.encoding = read_notebook(raw, str(path))
+                result.source = result.notebook.source
+            else:
+                result.source, result.encoding = decode_source(raw, str(path))
         except CheckError:
             return None
     return result
@@ -82,5 +88,5 @@ def _check(path: Path) -> FileResult:
     for diagnostic in result.diagnostics:
         diagnostic.site = None  # syntax nodes stay in the worker: only what the report needs travels
     if not result.diagnostics:
-        result.source = None  # nor does the text of a clean file
+        result.source = result.notebook = None  # nor does the text of a clean file
     return result

@@ -6,7 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
+from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAK = "import jax.numpy as jnp\n\n\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\n"
@@ -37,6 +39,11 @@ def project(tmp_path: Path) -> Path:
     (work / "notes.txt").write_text("not python\n")
     git("add", "-A", cwd=work)
     return work
+
+
+def write_notebook(path: Path, source: str) -> None:
+    cell = new_code_cell(source, execution_count=1, outputs=[new_output("stream", name="stdout", text="trained\n")], id="train")
+    nbformat.write(new_notebook(cells=[new_code_cell("%pip install jax", id="setup"), cell]), path)
 
 
 def try_repo(hook_repo: Path, hook: str, cwd: Path, *files: str) -> subprocess.CompletedProcess:
@@ -72,3 +79,18 @@ def test_excluded_files_are_skipped_quietly(hook_repo: Path, project: Path) -> N
     proc = try_repo(hook_repo, "nanlint", project, "build/gen.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "no Python files" not in proc.stdout + proc.stderr
+
+
+def test_hooks_check_and_fix_a_notebook(hook_repo: Path, project: Path) -> None:
+    write_notebook(project / "train.ipynb", LEAK)
+    git("add", "-A", cwd=project)
+    proc = try_repo(hook_repo, "nanlint", project, "train.ipynb")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "train.ipynb:cell 2:5:29: NAN001" in proc.stdout
+    proc = try_repo(hook_repo, "nanlint-fix", project, "train.ipynb")
+    assert proc.returncode == 1 and "files were modified by this hook" in proc.stdout, proc.stdout + proc.stderr
+    notebook = nbformat.read(project / "train.ipynb", as_version=4)
+    assert notebook.cells[1].source == FIXED and notebook.cells[1].outputs[0].text == "trained\n"
+    assert notebook.cells[0].source == "%pip install jax"
+    git("add", "-A", cwd=project)
+    assert try_repo(hook_repo, "nanlint", project, "train.ipynb").returncode == 0

@@ -1,6 +1,7 @@
 """Find the files to lint, the way ruff does.
 
-- Directories are walked; `.py` and `.pyi` files are collected.
+- Directories are walked; the files whose name matches `include` (by default `*.py`, `*.pyi` and
+  `*.ipynb`, as ruff's) are collected.
 - `exclude`/`extend-exclude` globs prune files and directories met while walking.
 - `.gitignore` files (and `.git/info/exclude`) are honoured while walking.
 - A path given on the command line is always used, unless `force_exclude` is on and it is
@@ -19,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from nanlint.config.settings import DEFAULT_INCLUDE
+
 if TYPE_CHECKING:
     import pathspec  # imported where a .gitignore is read: most runs never need it
 
-PYTHON_SUFFIXES = (".py", ".pyi")
 
 # (directory prefix ending in os.sep, spec of a .gitignore that lives in that directory)
 _Layer = tuple[str, "pathspec.PathSpec"]
@@ -37,13 +39,14 @@ class Discovery:
 def discover(
     paths: Sequence[str | Path],
     *,
+    include: Sequence[str] = DEFAULT_INCLUDE,
     exclude: Sequence[str],
     extend_exclude: Sequence[str],
     force_exclude: bool,
     respect_gitignore: bool,
     root: Path,
 ) -> Discovery:
-    walker = _Walker(_Excluder([*exclude, *extend_exclude], root), respect_gitignore)
+    walker = _Walker(_Excluder([*exclude, *extend_exclude], root), _Excluder(include, root), respect_gitignore)
     for raw in paths:
         # Path() drops "./" and trailing slashes, so output paths stay short and as typed.
         given = str(Path(raw))
@@ -78,7 +81,8 @@ def is_excluded(path: Path, patterns: Sequence[str], root: Path) -> bool:
 
 
 class _Excluder:
-    """ruff-style exclude globs: with a `/` they are anchored at `root`; without, they match any name."""
+    """ruff-style exclude (and include) globs: with a `/` they are anchored at `root`; without, they
+    match any name."""
 
     def __init__(self, patterns: Sequence[str], root: Path) -> None:
         self.root = os.path.abspath(root)
@@ -129,8 +133,9 @@ def _compile(globs: list[str]) -> Optional[re.Pattern[str]]:
 
 
 class _Walker:
-    def __init__(self, excluder: _Excluder, respect_gitignore: bool) -> None:
+    def __init__(self, excluder: _Excluder, includer: _Excluder, respect_gitignore: bool) -> None:
         self.excluder = excluder
+        self.includer = includer
         self.respect_gitignore = respect_gitignore
         # absolute path -> path as shown; de-duplicates overlapping arguments.
         self.found: dict[str, str] = {}
@@ -183,7 +188,7 @@ class _Walker:
                         self.errors.append(f"nanlint: symlink loop, not followed: {out}")
                         continue
                     stack.append((path, out, child_real, ancestry | {child_real}, layers))
-                elif name.endswith(PYTHON_SUFFIXES):
+                elif self.includer.matches(name, path):
                     if self._ignored(layers, path, False):
                         continue
                     self.add(path, out)

@@ -218,6 +218,8 @@ _KEYS: dict[str, Callable[[Any], Any]] = {
     "ignore": _selectors,
     "extend-select": _selectors,
     "per-file-ignores": _per_file_ignores,
+    "include": _strings,  # the file names to check when walking directories, replacing the defaults
+    "extend-include": _strings,  # adds to them
     "exclude": _strings,  # replaces the defaults, as in ruff
     "extend-exclude": _strings,  # adds to them
     "force-exclude": _bool,

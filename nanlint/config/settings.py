@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+# ruff's default include, less its pyproject.toml: the files found when walking a directory.
+DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.pyi", "*.ipynb")
+
 # ruff's built-in exclude list: directories that are never user source.
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".bzr",
@@ -50,7 +53,9 @@ class Settings:
     extend_select: list[str] = field(default_factory=list)
     # glob -> selectors, as ruff's per-file-ignores.
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
-    # File discovery.
+    # File discovery: the file names walked directories yield (ruff's `include`), minus the excludes.
+    include: list[str] = field(default_factory=lambda: list(DEFAULT_INCLUDE))
+    extend_include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDES))
     extend_exclude: list[str] = field(default_factory=list)
     force_exclude: bool = False

@@ -9,6 +9,7 @@ file that Python does not compile is left alone. (Writing the result: write.py.)
 
 from __future__ import annotations
 
+import ast
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -161,7 +162,8 @@ def compile_error(source: str) -> Optional[str]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the user's own `"\\d"` escapes are not the fix's business
-            compile(source, "<nanlint fix>", "exec", dont_inherit=True)
+            # A top-level `await` is Python in a notebook (IPython runs it), and no fix writes one.
+            compile(source, "<nanlint fix>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     except SyntaxError as error:
         return f"{error.msg}, line {error.lineno}"
     except (ValueError, RecursionError, MemoryError) as error:

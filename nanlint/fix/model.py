@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 
 @dataclass(frozen=True, order=True)
@@ -38,13 +38,18 @@ class Edit:
     content: str
     location: Location
     end_location: Location
+    cell: Optional[int] = None  # in a notebook, as the report shows it: the cell its rows count in
 
     def to_json(self) -> dict[str, Any]:
-        return {"content": self.content, "location": self.location.to_json(), "end_location": self.end_location.to_json()}
+        data: dict[str, Any] = {"content": self.content}
+        if self.cell is not None:
+            data["cell"] = self.cell
+        data.update(location=self.location.to_json(), end_location=self.end_location.to_json())
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Edit":
-        return cls(data["content"], Location.from_json(data["location"]), Location.from_json(data["end_location"]))
+        return cls(data["content"], Location.from_json(data["location"]), Location.from_json(data["end_location"]), data.get("cell"))
 
 
 @dataclass

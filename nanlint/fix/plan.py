@@ -334,6 +334,11 @@ class FixPlanner:
         head = sum(len(line) for line in old_lines[:first])
         tail = sum(len(line) for line in old_lines[len(old_lines) - last :])
         content = "".join(new_lines[first : len(new_lines) - last])
+        replaced = old[head : len(old) - tail]
+        ending = len(replaced) - len(replaced.rstrip("\r\n"))
+        if ending and content.endswith(replaced[len(replaced) - ending :]):
+            # Both end a line the same way: the edit stops before it, on the lines it changes.
+            content, tail = content[: len(content) - ending], tail + ending
         location = self.detector.lines.location
         return Edit(content, location(start + head), location(start + len(old) - tail))
 

@@ -38,12 +38,13 @@ def render(
     diagnostics: list[Diagnostic],
     fmt: str,
     *,
-    sources: dict[str, str],
+    sources: dict,
     color: bool,
     width: int = 100,
 ) -> str:
-    """The whole output for `diagnostics` in `fmt`; `sources` (filename -> text) feeds `full`'s code
-    frames and `gitlab`'s fingerprints.
+    """The whole output for `diagnostics` in `fmt`; `sources` (`Diagnostic.source_key` -> text) feeds
+    `full`'s code frames, `gitlab`'s fingerprints and, for notebooks, the lines of their JSON that
+    the CI formats point at.
 
     `color` and `width` only matter to the human formats; the others are never coloured.
     """
@@ -61,10 +62,10 @@ def render(
     if fmt == "gitlab":
         return module.render_gitlab(diagnostics, sources=sources)
     if fmt == "junit":
-        return module.render_junit(diagnostics)
+        return module.render_junit(diagnostics, sources=sources)
     if fmt == "github":
-        return module.render_github(diagnostics)
-    return module.render_sarif(diagnostics)
+        return module.render_github(diagnostics, sources=sources)
+    return module.render_sarif(diagnostics, sources=sources)
 
 
 __all__ = ["FORMATS", "DEFAULT_FORMAT", "prepare", "render", "render_statistics", "is_fixable"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path, PurePath
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.fix.model import Applicability
+from nanlint.fix.model import Applicability, Location
 
 
 
@@ -33,3 +33,18 @@ def posix_path(filename: str) -> str:
     return PurePath(filename).as_posix()
 
 
+def in_file(filename: str, location: Location, cell: int | None, sources: dict) -> Location:
+    """Where a place is in the file itself, for the formats whose locations are lines of a file (CI
+    annotations, code scanning): for a place in a notebook's cell, the line and column of the
+    notebook's JSON that hold it (the file's JSON is `sources[filename]`)."""
+    if cell is None or filename not in sources:
+        return location
+    from nanlint.notebook import file_location
+
+    return file_location(sources[filename], cell, location)
+
+
+def cell_prefix(d: Diagnostic) -> str:
+    """`cell 4:12:9: ` before the message of a finding in a notebook, for the formats whose location is
+    a line of the notebook's JSON; nothing for a finding in a `.py` file."""
+    return "" if d.cell is None else f"cell {d.cell}:{d.location.row}:{d.location.column}: "

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.report.common import posix_path
+from nanlint.report.common import cell_prefix, in_file, posix_path
 
 
-def render_github(diagnostics: list[Diagnostic]) -> str:
-    return "".join(_annotation(d) + "\n" for d in diagnostics)
+def render_github(diagnostics: list[Diagnostic], *, sources: dict) -> str:
+    return "".join(_annotation(d, sources) + "\n" for d in diagnostics)
 
 
-def _annotation(d: Diagnostic) -> str:
+def _annotation(d: Diagnostic, sources: dict) -> str:
+    # In a notebook: the lines of its JSON (what the pull request's diff shows), and the cell in the message.
+    start, end = (in_file(d.filename, place, d.cell, sources) for place in (d.location, d.end_location))
     properties = {
         "title": f"nanlint ({d.code})",
         "file": posix_path(d.filename),
-        "line": d.location.row,
-        "col": d.location.column,
-        "endLine": d.end_location.row,
-        "endColumn": d.end_location.column,
+        "line": start.row,
+        "col": start.column,
+        "endLine": end.row,
+        "endColumn": end.column,
     }
     joined = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
-    return f"::error {joined}::{escape_data(f'{d.code} {d.message}')}"
+    return f"::error {joined}::{escape_data(f'{cell_prefix(d)}{d.code} {d.message}')}"
 
 
 def escape_data(text: str) -> str:

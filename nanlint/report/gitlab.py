@@ -14,31 +14,33 @@ from typing import Any
 
 from nanlint.diagnostics import Diagnostic
 from nanlint.fingerprint import fingerprints
-from nanlint.report.common import cwd_relative
+from nanlint.report.common import cell_prefix, cwd_relative, in_file
 
 # Every nanlint finding is a gradient that can turn into NaN during training: a bug, not style.
 SEVERITY = "major"
 CATEGORIES = ["Bug Risk"]
 
 
-def render_gitlab(diagnostics: list[Diagnostic], *, sources: dict[str, str]) -> str:
+def render_gitlab(diagnostics: list[Diagnostic], *, sources: dict) -> str:
     # Paths relative to the working directory (the checkout, in CI), as `location.path` has them.
     prints = fingerprints(diagnostics, sources, root=Path.cwd())
-    issues = [_issue(d, prints[id(d)]) for d in diagnostics]
+    issues = [_issue(d, prints[id(d)], sources) for d in diagnostics]
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
 
 
-def _issue(d: Diagnostic, fingerprint: str) -> dict[str, Any]:
+def _issue(d: Diagnostic, fingerprint: str, sources: dict) -> dict[str, Any]:
+    # In a notebook: the lines of its JSON (what the merge request's diff shows), and the cell in the description.
+    begin, end = (in_file(d.filename, place, d.cell, sources).row for place in (d.location, d.end_location))
     return {
         "type": "issue",
         "check_name": d.code,
-        "description": f"{d.code} {d.message}",
+        "description": f"{cell_prefix(d)}{d.code} {d.message}",
         "categories": list(CATEGORIES),
         "severity": SEVERITY,
         "fingerprint": fingerprint,
         "location": {
             "path": report_path(d.filename),
-            "lines": {"begin": d.location.row, "end": d.end_location.row},
+            "lines": {"begin": begin, "end": end},
         },
     }
 

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import PurePath
 
 from nanlint.diagnostics import Diagnostic
+from nanlint.report.common import in_file
 
 PACKAGE = "org.nanlint"
 DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -19,7 +20,7 @@ DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def render_junit(diagnostics: list[Diagnostic]) -> str:
+def render_junit(diagnostics: list[Diagnostic], *, sources: dict) -> str:
     root = ET.Element("testsuites", name="nanlint", tests=str(max(len(diagnostics), 1)))
     root.set("failures", str(len(diagnostics)))
     root.set("errors", "0")
@@ -34,7 +35,7 @@ def render_junit(diagnostics: list[Diagnostic]) -> str:
         for filename, group in by_file.items():
             suite = _suite(root, _clean(PurePath(filename).as_posix()), tests=len(group), failures=len(group))
             for d in group:
-                _case(suite, d)
+                _case(suite, d, sources)
     ET.indent(root, space="    ")
     return DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -52,19 +53,22 @@ def _suite(root: ET.Element, name: str, *, tests: int, failures: int) -> ET.Elem
     )
 
 
-def _case(suite: ET.Element, d: Diagnostic) -> None:
+def _case(suite: ET.Element, d: Diagnostic, sources: dict) -> None:
     path = PurePath(d.filename)
+    # In a notebook: the line of its JSON in the attributes, the cell and the line in it in the text.
+    start = in_file(d.filename, d.location, d.cell, sources)
     case = ET.SubElement(
         suite,
         "testcase",
         name=f"{PACKAGE}.{d.code}",
         classname=_clean(path.with_suffix("").as_posix() if path.suffix else path.as_posix()),
-        line=str(d.location.row),
-        column=str(d.location.column),
+        line=str(start.row),
+        column=str(start.column),
     )
     message = _clean(d.message)
     failure = ET.SubElement(case, "failure", message=message, type=d.code)
-    failure.text = f"line {d.location.row}, col {d.location.column}, {message}"
+    cell = "" if d.cell is None else f"cell {d.cell}, "
+    failure.text = f"{cell}line {d.location.row}, col {d.location.column}, {message}"
 
 
 def _clean(text: str) -> str:

@@ -8,15 +8,15 @@ from typing import Any
 from urllib.parse import quote
 
 import nanlint
-from nanlint.diagnostics import DOCS_URL, Diagnostic, Related
+from nanlint.diagnostics import DOCS_URL, Diagnostic
 from nanlint.fix.model import Location
-from nanlint.report.common import cwd_relative, is_fixable
+from nanlint.report.common import cell_prefix, cwd_relative, in_file, is_fixable
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = DOCS_URL.split("/rules/")[0]
 
 
-def render_sarif(diagnostics: list[Diagnostic]) -> str:
+def render_sarif(diagnostics: list[Diagnostic], *, sources: dict) -> str:
     from nanlint.rules import RULES  # lazily: the registry imports every rule module
 
     rules = [_rule(rule) for rule in RULES]
@@ -36,7 +36,7 @@ def render_sarif(diagnostics: list[Diagnostic]) -> str:
                 },
                 # Our columns count characters (code points), not the UTF-16 units SARIF may assume.
                 "columnKind": "unicodeCodePoints",
-                "results": [_result(d, rule_index) for d in diagnostics],
+                "results": [_result(d, rule_index, sources) for d in diagnostics],
             }
         ],
     }
@@ -60,19 +60,29 @@ def _rule(rule) -> dict[str, Any]:
     return descriptor
 
 
-def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
+def _result(d: Diagnostic, rule_index: dict[str, int], sources: dict) -> dict[str, Any]:
+    """In a notebook, regions are lines of its JSON (the artifact's text), the message starts with the
+    cell and its line, and there is no fix: its replacements would have to be written as JSON."""
     uri = artifact_uri(d.filename)
+
+    def physical(start: Location, end: Location, cell: int | None) -> dict[str, Any]:
+        return _physical(uri, in_file(d.filename, start, cell, sources), in_file(d.filename, end, cell, sources))
+
     result: dict[str, Any] = {"ruleId": d.code}
     if d.code in rule_index:
         result["ruleIndex"] = rule_index[d.code]
     result["level"] = "error"
-    result["message"] = {"text": d.message}
-    result["locations"] = [{"physicalLocation": _physical(uri, d.location, d.end_location)}]
+    result["message"] = {"text": cell_prefix(d) + d.message}
+    result["locations"] = [{"physicalLocation": physical(d.location, d.end_location, d.cell)}]
     if d.related:
-        result["relatedLocations"] = [_related(uri, i, r) for i, r in enumerate(d.related)]
-    if is_fixable(d):
+        result["relatedLocations"] = [
+            {"id": i, "physicalLocation": physical(r.location, r.end_location, r.cell), "message": {"text": r.message}}
+            for i, r in enumerate(d.related)
+        ]
+    if is_fixable(d) and d.cell is None:
         result["fixes"] = [_fix(d, uri)]
-    properties = {key: value for key, value in (("framework", d.framework), ("op", d.op), ("branch", d.branch)) if value is not None}
+    facts = (("framework", d.framework), ("op", d.op), ("branch", d.branch), ("cell", d.cell))
+    properties = {key: value for key, value in facts if value is not None}
     if d.verification is not None:
         properties["verification"] = d.verification.to_json()
     if properties:
@@ -99,14 +109,6 @@ def _region(start: Location, end: Location) -> dict[str, int]:
 
 def _physical(uri: str, start: Location, end: Location) -> dict[str, Any]:
     return {"artifactLocation": {"uri": uri}, "region": _region(start, end)}
-
-
-def _related(uri: str, index: int, related: Related) -> dict[str, Any]:
-    return {
-        "id": index,
-        "physicalLocation": _physical(uri, related.location, related.end_location),
-        "message": {"text": related.message},
-    }
 
 
 def _fix(d: Diagnostic, uri: str) -> dict[str, Any]:

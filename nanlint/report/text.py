@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from rich.console import Console
 from rich.text import Text
 
-from nanlint.diagnostics import Diagnostic
-from nanlint.fix.model import Applicability, Location
+from nanlint.diagnostics import Diagnostic, source_key
+from nanlint.fix.model import Applicability, Edit, Location
 from nanlint.fix.edits import apply_edits
 from nanlint.report.common import is_fixable
 from nanlint.source_lines import split_lines
@@ -41,23 +41,31 @@ def render_concise(diagnostics: list[Diagnostic], *, color: bool, width: int) ->
     return _to_string([_header(d) for d in diagnostics], color=color, width=width)
 
 
-def render_full(diagnostics: list[Diagnostic], *, sources: dict[str, str], color: bool, width: int) -> str:
+def render_full(diagnostics: list[Diagnostic], *, sources: dict, color: bool, width: int) -> str:
     lines: list[Text] = []
-    split: dict[str, list[str]] = {}  # each file's lines, split once however many findings it has
+    split: dict = {}  # each file's (or notebook cell's) lines, split once however many findings it has
+
+    def lines_of(key) -> list[str] | None:
+        if key not in split and key in sources:
+            split[key] = split_lines(sources[key])
+        return split.get(key)
+
     for d in diagnostics:
         lines.append(_header(d))
-        source = sources.get(d.filename)
-        if source is not None and d.filename not in split:
-            split[d.filename] = split_lines(source)
-        if source is not None:
-            lines.extend(_frame(d, split[d.filename], width))
+        frame_lines = lines_of(d.source_key)
+        if frame_lines is not None:
+            lines.extend(_frame(d, frame_lines, width))
         if d.fix_title:
             lines.append(Text.assemble(("help:", HELP_STYLE), f" {d.fix_title}"))
-        if source is not None and d.fix is not None and d.fix.edits:
-            lines.extend(_fix_preview(d, split[d.filename]))
+        if frame_lines is not None and d.fix is not None and d.fix.edits:
+            # A notebook's fix may edit more than one cell: each cell's edits against its own lines.
+            for cell in dict.fromkeys(e.cell for e in d.fix.edits):
+                edited = lines_of(source_key(d.filename, cell))
+                if edited is not None:
+                    lines.extend(_fix_preview([e for e in d.fix.edits if e.cell == cell], edited))
         for related in d.related:
             lines.append(
-                Text.assemble(("note:", NOTE_STYLE), " ", _position(d.filename, related.location), f" {related.message}")
+                Text.assemble(("note:", NOTE_STYLE), " ", _position(d.filename, related.location, related.cell), f" {related.message}")
             )
         if is_fixable(d) and d.fix.applicability is Applicability.UNSAFE:
             lines.append(Text.assemble(("note:", NOTE_STYLE), f" {UNSAFE_NOTE}"))
@@ -66,13 +74,13 @@ def render_full(diagnostics: list[Diagnostic], *, sources: dict[str, str], color
     return _to_string(lines, color=color, width=width)
 
 
-def _fix_preview(d: Diagnostic, lines: list[str]) -> list[Text]:
-    """The lines the fix changes, as `-`/`+` pairs, the way ruff shows a fix under its help line."""
-    first = min(e.location.row for e in d.fix.edits)
-    last = max(e.end_location.row for e in d.fix.edits)
+def _fix_preview(edits: list[Edit], lines: list[str]) -> list[Text]:
+    """The lines the edits change, as `-`/`+` pairs, the way ruff shows a fix under its help line."""
+    first = min(e.location.row for e in edits)
+    last = max(e.end_location.row for e in edits)
     before = lines[first - 1 : last]
     # Only those lines are edited, with the edits' rows counted from the first of them.
-    shifted = [replace(e, location=_up(e.location, first - 1), end_location=_up(e.end_location, first - 1)) for e in d.fix.edits]
+    shifted = [replace(e, location=_up(e.location, first - 1), end_location=_up(e.end_location, first - 1)) for e in edits]
     after = split_lines(apply_edits("\n".join(before), shifted))
     rows: list[Text] = []
     for line in before:
@@ -87,7 +95,7 @@ def _up(location: Location, rows: int) -> Location:
 
 
 def _header(d: Diagnostic) -> Text:
-    text = _position(d.filename, d.location)
+    text = _position(d.filename, d.location, d.cell)
     text.append(" ")
     text.append(d.code, CODE_STYLE)
     if is_fixable(d):
@@ -96,10 +104,12 @@ def _header(d: Diagnostic) -> Text:
     return text
 
 
-def _position(filename: str, location: Location) -> Text:
-    """`path:row:col:`, the shape terminals and editors turn into a link."""
+def _position(filename: str, location: Location, cell: int | None = None) -> Text:
+    """`path:row:col:`, the shape terminals and editors turn into a link; in a notebook,
+    `path:cell N:row:col:`, as ruff writes it."""
     return Text.assemble(
         (filename, PATH_STYLE),
+        *([] if cell is None else [(":", SEPARATOR_STYLE), f"cell {cell}"]),
         (":", SEPARATOR_STYLE),
         str(location.row),
         (":", SEPARATOR_STYLE),

@@ -13,6 +13,10 @@ class InvalidSyntax(Rule):
     top-level statement that calls it, and the statements those need; when one of them fails, the
     whole file is parsed and the first error is reported.
 
+    In a Jupyter notebook that calls a select, each code cell is parsed on its own (IPython's magics
+    and shell escapes blanked): a cell that fails is one finding, at its line in that cell, and the
+    other cells are still checked.
+
     ## Why is this bad?
     The other rules cannot look inside the file, so a leak there would go unreported. The other
     files of the run are still checked.

@@ -19,7 +19,8 @@ def render(pairs: list[tuple[Diagnostic, Verification]], *, color: bool, width: 
     out = io.StringIO()
     console = Console(file=out, force_terminal=color, no_color=not color, width=width, highlight=False, emoji=False)
     for diagnostic, verification in pairs:
-        where = f"{diagnostic.filename}:{diagnostic.location.row}:{diagnostic.location.column}"
+        cell = "" if diagnostic.cell is None else f"cell {diagnostic.cell}:"
+        where = f"{diagnostic.filename}:{cell}{diagnostic.location.row}:{diagnostic.location.column}"
         console.print(f"{where}: {diagnostic.code} ", end="")
         console.print(verification.status, style=STATUS_STYLE.get(verification.status, "bold yellow"), end="")
         backend = f" ({verification.backend}, XLA)" if verification.backend in ("jax", "tensorflow") else (f" ({verification.backend})" if verification.backend else "")
