@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from nanlint.cache import ResultCache, content_hash
-from nanlint.check import FileResult, CheckError, Checker, decode_source, is_notebook
+from nanlint.check import Checker
+from nanlint.files import CheckError, FileResult, decode_source, is_notebook
 from nanlint.progress import track
 from nanlint.config.settings import Settings
 
@@ -70,12 +71,24 @@ def _cached(cache: ResultCache, path: Path) -> Optional[FileResult]:
 def _check_all(linter: Checker, paths: list[Path], jobs: int, digests: bool, while_waiting: Optional[Callable[[], None]]) -> list[FileResult]:
     if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL:
         return [linter.check_path(path) for path in track(paths, "Checking", len(paths))]
+    # The biggest files first, so that no worker is left with one at the end; results in path order.
+    order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
     with ProcessPoolExecutor(max_workers=jobs, initializer=_start, initargs=(linter.settings, digests)) as pool:
         chunk = max(1, len(paths) // (jobs * 32))  # small enough that no worker waits long at the end
-        checked = pool.map(_check, paths, chunksize=chunk)  # every chunk is handed out here
+        checked = pool.map(_check, [paths[i] for i in order], chunksize=chunk)  # every chunk is handed out here
         if while_waiting is not None:
             while_waiting()
-        return list(track(checked, "Checking", len(paths)))
+        results: list[Optional[FileResult]] = [None] * len(paths)
+        for index, result in zip(order, track(checked, "Checking", len(paths))):
+            results[index] = result
+        return results
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _start(settings: Settings, digests: bool) -> None:

@@ -11,7 +11,8 @@ import pytest
 from nanlint.fix.model import Applicability, Edit
 SAFE, UNSAFE = Applicability.SAFE, Applicability.UNSAFE
 from nanlint.fix.apply import fix_source
-from nanlint.check import Checker, decode_source
+from nanlint.check import Checker
+from nanlint.files import decode_source
 from nanlint.config.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

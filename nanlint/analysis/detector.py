@@ -17,7 +17,7 @@ from nanlint.analysis.conditions import affine_base, selected_values
 from nanlint.analysis.names import Binding, Place, Scope, ScopeIndex, binding_at, leaf_name, qualified_name
 from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, SiteKind
 from nanlint.analysis.syntax import arguments, is_string, keyword_value, positional, string_value
-from nanlint.analysis.tree import UnitTree, children, code, walk
+from nanlint.analysis.tree import UnitTree, children, code, visit, walk
 from nanlint.analysis.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
 from nanlint.catalog.intervals import IntervalSet
 from nanlint.catalog.lookup import BARRIER_METHODS, Catalog
@@ -126,6 +126,9 @@ class Detector:
         """Whether the call sits in code that is never differentiated (the prefilter's contexts)."""
         if not self.never_differentiated:
             return False
+        unit = self.index.tree_holding(call).unit
+        if not any(low < unit.end and unit.start < high for low, high in self.never_differentiated):
+            return False  # no span reaches the unit: no need to place the call
         start = self.span(call)[0]
         return any(low <= start < high for low, high in self.never_differentiated)
 
@@ -268,7 +271,7 @@ class Detector:
 
     def _uses(self, expr: cst.BaseExpression, env: _Env, scope: Scope, seen: Optional[set] = None, depth: int = 0) -> list[OpUse]:
         search = _BranchSearch(self, env, scope, set() if seen is None else seen, depth)
-        expr.visit(search)
+        visit(expr, search)
         return search.uses
 
     def _follow_local(self, name: cst.Name, env: _Env, scope: Scope, seen: set, depth: int) -> list[OpUse]:
@@ -465,9 +468,9 @@ class _BranchSearch(cst.CSTVisitor):
             self.uses.append(use)
         # What a call reads: its arguments, and a method's receiver (not a called name: `f(x)` reads `x`).
         for arg in node.args:
-            arg.value.visit(self)
+            visit(arg.value, self)
         if isinstance(node.func, cst.Attribute):
-            node.func.value.visit(self)
+            visit(node.func.value, self)
         return False
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
@@ -477,11 +480,11 @@ class _BranchSearch(cst.CSTVisitor):
         return True
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # `x.real` reads `x`; `real` is no name of data
+        visit(node.value, self)  # `x.real` reads `x`; `real` is no name of data
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # a keyword is a label, not a name of data
+        visit(node.value, self)  # a keyword is a label, not a name of data
         return False
 
     def visit_Name(self, node: cst.Name) -> bool:

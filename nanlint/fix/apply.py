@@ -14,14 +14,17 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from nanlint.diagnostics import Diagnostic
 from nanlint.fix.edits import apply_edits, offset_of
 from nanlint.fix.model import overlaps
 from nanlint.source_lines import line_starts
-from nanlint.check import FileResult, Checker
+from nanlint.files import FileResult
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
+
+if TYPE_CHECKING:  # the checker drives fixing; fixing needs only its check_source
+    from nanlint.check import Checker
 
 MAX_ROUNDS = 100  # as ruff: a fix that needs more rounds than this is not converging
 
@@ -75,7 +78,7 @@ def _back(offset: int, edits: list[tuple[int, int, int]]) -> int:
 
 
 def fix_source(
-    linter: Checker, result: FileResult, *, unsafe_fixes: bool, path: Optional[Path] = None, accept: Optional[Callable] = None
+    linter: "Checker", result: FileResult, *, unsafe_fixes: bool, path: Optional[Path] = None, accept: Optional[Callable] = None
 ) -> FixOutcome:
     """`accept(candidates, outcome)`, when given, returns the ids of the candidates that may be applied
     (`--fix --verify` passes the verification harness); the others stay findings."""
@@ -120,7 +123,7 @@ def fix_source(
     return outcome
 
 
-def _attempt(linter: Checker, outcome: FixOutcome, batch: list[Diagnostic], path: Optional[Path]):
+def _attempt(linter: "Checker", outcome: FixOutcome, batch: list[Diagnostic], path: Optional[Path]):
     edits = [e for d in batch for e in d.fix.edits]
     new_source = apply_edits(outcome.source, edits)
     if compile_error(new_source) is not None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
-from nanlint.check import FileResult, CheckError, syntax_diagnostic
+from nanlint.files import CheckError, FileResult, syntax_diagnostic
 from nanlint.diagnostics import Diagnostic, source_key
 from nanlint.fix.model import Location
 from nanlint.notebook.jsontext import notebook_text

@@ -59,6 +59,24 @@ class Prefiltered:
     # Character spans of code that is never differentiated.
     never_differentiated: list[tuple[int, int]] = field(default_factory=list)
     error: Optional[SyntaxError] = None  # INVALID: Python's own message and place
+    # UNITS: every top-level unit of the file, the ones `ast` already read holding their trees.
+    cut: list[Unit] = field(default_factory=list, repr=False)
+
+    def syntax_error(self, source: str) -> Optional[SyntaxError]:
+        """Python's error when the file does not parse, reading only what the prefilter has not:
+        each other unit on its own, and the whole file only when one of them fails (a cut through
+        brackets reads as an error that the whole file does not have)."""
+        if self.verdict is not Verdict.UNITS:
+            return self.error
+        if all(unit.tree(source) is not None for unit in self.cut):
+            return None
+        try:
+            parse(source)
+        except SyntaxError as error:
+            return error
+        except (ValueError, RecursionError, MemoryError):
+            pass
+        return None
 
 
 def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = False) -> Prefiltered:
@@ -98,7 +116,7 @@ def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = F
         return Prefiltered(Verdict.NOTHING, imports)
     if not plan.close_over_bindings():
         return whole_file(source, imports, check_cut=True)
-    return Prefiltered(Verdict.UNITS, imports, plan.kept_units(), plan.defined(), never)
+    return Prefiltered(Verdict.UNITS, imports, plan.kept_units(), plan.defined(), never, cut=units)
 
 
 def whole_file(source: str, imports: Imports) -> Prefiltered:
@@ -298,7 +316,7 @@ class _Plan:
     def close_over_bindings(self) -> bool:
         """Keep every top-level statement that binds a name kept code uses (imports, constants),
         until nothing more is needed; False when such a statement does not parse on its own."""
-        used: set[str] = set().union(*(piece.words(self.source) for pieces in self.kept.values() for piece in pieces))
+        used: set[str] = set().union(*(piece.names(self.source) for pieces in self.kept.values() for piece in pieces))
         self._binders: dict[int, frozenset[str]] = {}
         changed = True
         while changed:
@@ -311,7 +329,7 @@ class _Plan:
                     return False
                 if bound & used or "*" in bound:
                     self.kept[index] = [unit]
-                    used |= unit.words(self.source)
+                    used |= unit.names(self.source)
                     changed = True
         self._used = used
         return True

@@ -70,6 +70,16 @@ class Unit:
                 self._tree = False
         return self._tree or None
 
+    def names(self, source: str) -> frozenset[str]:
+        """The names the unit's code spells (read or bound; not attribute names, not words in
+        strings or comments); its words when it does not parse on its own."""
+        tree = self.tree(source)
+        if tree is None:
+            return self.words(source)
+        found = {node.id for node in ast.walk(tree) if type(node) is ast.Name}
+        found.update(name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names)
+        return frozenset(found)
+
     def statements(self, source: str) -> Optional[list[ast.stmt]]:
         """The unit's own statements (for a member: those under the stand-in class)."""
         tree = self.tree(source)

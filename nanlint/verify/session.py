@@ -8,15 +8,18 @@ then fixes again, letting through only the fixes that belong to a verified selec
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from nanlint.fix.apply import FixOutcome, fix_source
-from nanlint.check import FileResult, Checker
+from nanlint.files import FileResult
 from nanlint.verify.harness import VERIFIED, Verification, select_groups, verify
+
+if TYPE_CHECKING:  # the checker drives fixing; fixing needs only its check_source
+    from nanlint.check import Checker
 
 
 class VerifiedRun:
-    def __init__(self, linter: Checker, results: list[FileResult], *, unsafe_fixes: bool, dtype: str, timeout_s: float) -> None:
+    def __init__(self, linter: "Checker", results: list[FileResult], *, unsafe_fixes: bool, dtype: str, timeout_s: float) -> None:
         self.linter = linter
         self.unsafe_fixes = unsafe_fixes
         # Per checked file: its select calls (original offsets, start to end) and their verdicts.
