@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import fnmatch
 import io
+import os
+import stat
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,12 @@ from nanlint.prefilter.textscan import imports_under_another_name, scan_imports,
 
 if TYPE_CHECKING:
     from nanlint.analysis.detector import Detector
+
+
+# A file larger than this is not read: it is reported as too large to analyse (exit 2) and the run
+# goes on. Generous (the largest Python files in the benchmark corpus are under 1 MiB; generated
+# tables reach a few MiB), and it keeps one pathological file from costing minutes and gigabytes.
+MAX_FILE_BYTES = 16 * 1024 * 1024
 
 
 class LintError(Exception):
@@ -59,10 +67,15 @@ class Linter:
     def check_path(self, path: Path, display: Optional[str] = None) -> FileResult:
         name = display or str(path)
         try:
-            raw = path.read_bytes()
-        except OSError as error:
-            return FileResult(name, error=f"nanlint: cannot read {name}: {error.strerror or error}")
+            raw = read_source_bytes(path, name)
+        except LintError as error:
+            return FileResult(name, error=str(error))
+        return self.check_bytes(raw, name, path)
+
+    def check_bytes(self, raw: bytes, name: str, path: Optional[Path] = None) -> FileResult:
+        """Check a file's bytes (or stdin's), decoded as Python decodes a source file."""
         try:
+            check_size(len(raw), name)
             source, encoding = decode_source(raw, name)
         except LintError as error:
             return FileResult(name, error=str(error))
@@ -111,9 +124,34 @@ class Linter:
         return frozenset(out)
 
 
+def read_source_bytes(path: Path, name: str) -> bytes:
+    """The bytes of the regular file at `path`. Its type and size are read from the open descriptor
+    before anything else, so a FIFO or a device named `x.py` is never read (that would block
+    forever) and a file over MAX_FILE_BYTES is never loaded."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        with open(os.open(path, flags), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+                raise LintError(f"nanlint: {name}: {kind}, not checked")
+            check_size(info.st_size, name)
+            return handle.read(MAX_FILE_BYTES + 1)  # one byte over the limit, should the file have grown
+    except OSError as error:
+        raise LintError(f"nanlint: cannot read {name}: {error.strerror or error}") from None
+
+
+def check_size(size: int, name: str) -> None:
+    """LintError for source of `size` bytes when that is too large to analyse."""
+    if size > MAX_FILE_BYTES:
+        limit = MAX_FILE_BYTES // (1024 * 1024)
+        raise LintError(f"nanlint: {name}: too large to analyse (over the {limit} MiB limit for one file), not checked")
+
+
 def decode_source(raw: bytes, name: str) -> tuple[str, str]:
-    """Bytes to text as Python itself decodes a source file: BOM, then coding cookie, then UTF-8."""
-    if b"\x00" in raw[:8192]:
+    """Bytes to text as Python itself decodes a source file: BOM, then coding cookie, then UTF-8.
+    A NUL byte anywhere makes it a binary file (Python refuses such source too)."""
+    if b"\x00" in raw:
         raise LintError(f"nanlint: {name}: binary file, not checked")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
