@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePath
 
 from nanlint.diagnostics import Diagnostic
@@ -29,7 +30,11 @@ def cwd_relative(filename: str) -> tuple[PurePath, bool]:
 
 
 def posix_path(filename: str) -> str:
-    """The path with forward slashes, as GitHub annotations and SARIF URIs want on every OS."""
-    return PurePath(filename).as_posix()
+    """The path with forward slashes, as GitHub annotations want on every OS; printable."""
+    return printable_path(PurePath(filename).as_posix())
 
 
+def printable_path(filename: str) -> str:
+    """The name as valid Unicode, for reports that must be UTF-8 (JSON, XML, annotations): the bytes
+    of a file name that are not UTF-8, which Python keeps as lone surrogates, are written `\\xNN`."""
+    return os.fsencode(filename).decode("utf-8", "backslashreplace")

@@ -14,7 +14,7 @@ from typing import Any
 
 from nanlint.diagnostics import Diagnostic
 from nanlint.fingerprint import fingerprints
-from nanlint.report.common import cwd_relative
+from nanlint.report.common import cwd_relative, printable_path
 
 # Every nanlint finding is a gradient that can turn into NaN during training: a bug, not style.
 SEVERITY = "major"
@@ -48,4 +48,4 @@ def report_path(filename: str) -> str:
 
     An absolute path inside the working directory is made relative to it; any other stays as it is.
     """
-    return cwd_relative(filename)[0].as_posix()
+    return printable_path(cwd_relative(filename)[0].as_posix())

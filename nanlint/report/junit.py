@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import PurePath
 
 from nanlint.diagnostics import Diagnostic
+from nanlint.report.common import posix_path, printable_path
 
 PACKAGE = "org.nanlint"
 DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -32,7 +33,7 @@ def render_junit(diagnostics: list[Diagnostic]) -> str:
         for d in diagnostics:
             by_file.setdefault(d.filename, []).append(d)
         for filename, group in by_file.items():
-            suite = _suite(root, _clean(PurePath(filename).as_posix()), tests=len(group), failures=len(group))
+            suite = _suite(root, _clean(posix_path(filename)), tests=len(group), failures=len(group))
             for d in group:
                 _case(suite, d)
     ET.indent(root, space="    ")
@@ -53,7 +54,7 @@ def _suite(root: ET.Element, name: str, *, tests: int, failures: int) -> ET.Elem
 
 
 def _case(suite: ET.Element, d: Diagnostic) -> None:
-    path = PurePath(d.filename)
+    path = PurePath(printable_path(d.filename))
     case = ET.SubElement(
         suite,
         "testcase",
