@@ -30,7 +30,7 @@ from nanlint.fix.write import write_atomically
 from nanlint.parallel import check_paths, default_jobs
 from nanlint.progress import status
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
-from nanlint.check import MAX_FILE_BYTES, FileResult, Linter
+from nanlint.check import FileResult, Linter
 from nanlint.report import DEFAULT_FORMAT, FORMATS, is_fixable, prepare, render, render_statistics
 from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
 from nanlint.config.settings import Settings
@@ -208,8 +208,9 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
     stdin_raw = None
     if paths == ["-"]:
         name = options["stdin_filename"] or "-"
-        # Bytes, decoded as a file's are (BOM, coding cookie, UTF-8), whatever the locale.
-        stdin_raw = click.get_binary_stream("stdin").read(MAX_FILE_BYTES + 1)
+        # Bytes, decoded as a file's are (BOM, coding cookie, UTF-8), whatever the locale; all of
+        # them, even past the size limit, for `--fix` prints them back when it cannot check them.
+        stdin_raw = click.get_binary_stream("stdin").read()
         results = [linter.check_bytes(stdin_raw, name, path=Path(name))]
         targets: list[Optional[Path]] = [None]
     else:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cli_run import assert_one_line_errors, nanlint
-from nanlint.check import Linter
+from nanlint.check import MAX_FILE_BYTES, Linter
 from nanlint.config.settings import Settings
 from nanlint.fix.apply import fix_source
 
@@ -156,6 +156,13 @@ def test_a_file_over_the_size_limit_is_not_read_and_the_run_goes_on(tmp_path: Pa
     assert run.returncode == 2
     assert run.err == "nanlint: huge.py: too large to analyse (over the 16 MiB limit for one file), not checked\n"
     assert "leak.py:5:29: NAN001" in run.out
+
+
+def test_stdin_over_the_size_limit_is_printed_back_whole_by_fix(tmp_path: Path) -> None:
+    source = b"x = 1\n" * (MAX_FILE_BYTES // 6 + 1)
+    run = nanlint("check", "--fix", "-", cwd=tmp_path, stdin=source)
+    assert run.returncode == 2 and "nanlint: -: too large to analyse" in run.err
+    assert run.stdout == source
 
 
 @pytest.mark.xfail(strict=True, reason="core rewrite: each slice piece is parsed after '\\n' * (first_line - 1), quadratic in the file")
