@@ -25,6 +25,12 @@ NON_UTF8_NAME = os.fsdecode(b"caf\xe9.py")
 MACHINE_FORMATS = ("json", "json-lines", "junit", "github", "gitlab", "sarif")
 
 
+def fixed(source: str):
+    """`source` fixed with unsafe fixes, by the default rules."""
+    linter = Linter(Settings())
+    return fix_source(linter, linter.check_source(source, "m.py"), unsafe_fixes=True)
+
+
 def findings(source: str, *, whole: bool) -> list[tuple]:
     result = Linter(Settings(parse_whole_files=whole)).check_source(source, "m.py")
     assert result.error is None
@@ -129,10 +135,49 @@ def test_the_fast_path_reads_imports_after_the_first_line_of_a_lone_cr_file() ->
 
 @pytest.mark.xfail(strict=True, reason="core rewrite: a hoisted `ok = ...` line ends in \\n in a lone-CR file")
 def test_a_hoisted_condition_keeps_the_lone_cr_line_ending() -> None:
-    source = "import torch\r\r\rdef f(x):\r    return torch.where(torch.rand_like(x) > 0.5, torch.sqrt(x), 0.0)\r"
-    linter = Linter(Settings())
-    outcome = fix_source(linter, linter.check_source(source, "m.py"), unsafe_fixes=True)
+    outcome = fixed("import torch\r\r\rdef f(x):\r    return torch.where(torch.rand_like(x) > 0.5, torch.sqrt(x), 0.0)\r")
     assert outcome.changed and "\n" not in outcome.source
+
+
+# --- fixes dropped on code that compiles (found by the fuzzer in the benchmark corpus) --------------
+@pytest.mark.xfail(strict=True, reason="core rewrite: the NAN002 fix masks the outer op's argument, `jnp.sqrt(x)`, which then leaks in the new inner where (a new NAN001), so the fix is dropped")
+def test_a_local_computed_by_a_chain_of_singular_ops_is_fixed() -> None:
+    outcome = fixed("import jax.numpy as jnp\ndef f(x):\n    y = jnp.log(jnp.sqrt(x))\n    return jnp.where(x > 0, y, 0.0)\n")
+    assert outcome.changed and not outcome.dropped
+
+
+@pytest.mark.xfail(strict=True, reason="core rewrite: the NAN002 fix masks an op whose argument the condition does not guard (brax's _imp_aref), so the fix is dropped")
+def test_a_local_computed_by_ops_on_several_values_is_fixed() -> None:
+    outcome = fixed(
+        "from jax import numpy as jp\n"
+        "def f(pos, width, mid, power, imp_a):\n"
+        "  imp_x = jp.abs(pos) / width\n"
+        "  imp_b = 1 - (1.0 / jp.power(1 - mid, power - 1)) * jp.power(1 - imp_x, power)\n"
+        "  return jp.where(imp_x < mid, imp_a, imp_b)\n"
+    )
+    assert outcome.changed and not outcome.dropped
+
+
+@pytest.mark.xfail(strict=True, reason="core rewrite: the NAN002 fix masks one divisor of a chain of divisions (tfp's InverseGamma variance), the other still leaks, so the fix is dropped")
+def test_a_local_computed_by_a_chain_of_divisions_is_fixed() -> None:
+    outcome = fixed(
+        "import tensorflow as tf\n"
+        "def f(c, scale):\n"
+        "    var = tf.square(scale) / tf.square(c - 1.) / (c - 2.)\n"
+        "    return tf.where(c > 2., var, 0.0)\n"
+    )
+    assert outcome.changed and not outcome.dropped
+
+
+@pytest.mark.xfail(strict=True, reason="core rewrite: the NAN004 fix copies the op's argument into `tf.zeros_like(...)` and so doubles the NAN001 inside it (tfp's GEV CDF), so the fix is dropped")
+def test_nested_leaks_in_a_tensorflow_branch_are_fixed() -> None:
+    outcome = fixed(
+        "import tensorflow as tf\n"
+        "def f(z, conc, equal_zero):\n"
+        "    safe_conc = tf.where(equal_zero, tf.ones_like(conc), conc)\n"
+        "    return tf.where(equal_zero, tf.math.exp(-z), tf.math.exp(-tf.math.log1p(z * safe_conc) / safe_conc))\n"
+    )
+    assert outcome.changed and not outcome.dropped
 
 
 # --- a syntax error elsewhere in the file ----------------------------------------------------------
