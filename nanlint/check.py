@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 
 # A file larger than this is not read: it is reported as too large to analyse (exit 2) and the run
-# goes on. Generous (the largest Python files in the benchmark corpus are under 1 MiB; generated
-# tables reach a few MiB), and it keeps one pathological file from costing minutes and gigabytes.
+# goes on. Generous (the largest file in the benchmark corpus is 0.45 MB; generated tables reach a
+# few MiB), and it keeps one pathological file from costing minutes and gigabytes (docs/reliability.md).
 MAX_FILE_BYTES = 16 * 1024 * 1024
 
 

@@ -140,43 +140,44 @@ def test_a_hoisted_condition_keeps_the_lone_cr_line_ending() -> None:
 
 
 # --- fixes dropped on code that compiles (found by the fuzzer in the benchmark corpus) --------------
-@pytest.mark.xfail(strict=True, reason="core rewrite: the NAN002 fix masks the outer op's argument, `jnp.sqrt(x)`, which then leaks in the new inner where (a new NAN001), so the fix is dropped")
-def test_a_local_computed_by_a_chain_of_singular_ops_is_fixed() -> None:
-    outcome = fixed("import jax.numpy as jnp\ndef f(x):\n    y = jnp.log(jnp.sqrt(x))\n    return jnp.where(x > 0, y, 0.0)\n")
-    assert outcome.changed and not outcome.dropped
+def core_defect(source: str, reason: str, name: str):
+    return pytest.param(source, marks=pytest.mark.xfail(strict=True, reason=f"core rewrite: {reason}"), id=name)
 
 
-@pytest.mark.xfail(strict=True, reason="core rewrite: the NAN002 fix masks an op whose argument the condition does not guard (brax's _imp_aref), so the fix is dropped")
-def test_a_local_computed_by_ops_on_several_values_is_fixed() -> None:
-    outcome = fixed(
+DROPPED_FIXES = [
+    core_defect(
+        "import jax.numpy as jnp\ndef f(x):\n    y = jnp.log(jnp.sqrt(x))\n    return jnp.where(x > 0, y, 0.0)\n",
+        "the NAN002 fix masks the outer op's argument, `jnp.sqrt(x)`, which then leaks in the new inner where (a new NAN001)",
+        "a chain of singular ops",
+    ),
+    core_defect(
         "from jax import numpy as jp\n"
         "def f(pos, width, mid, power, imp_a):\n"
         "  imp_x = jp.abs(pos) / width\n"
         "  imp_b = 1 - (1.0 / jp.power(1 - mid, power - 1)) * jp.power(1 - imp_x, power)\n"
-        "  return jp.where(imp_x < mid, imp_a, imp_b)\n"
-    )
-    assert outcome.changed and not outcome.dropped
-
-
-@pytest.mark.xfail(strict=True, reason="core rewrite: the NAN002 fix masks one divisor of a chain of divisions (tfp's InverseGamma variance), the other still leaks, so the fix is dropped")
-def test_a_local_computed_by_a_chain_of_divisions_is_fixed() -> None:
-    outcome = fixed(
-        "import tensorflow as tf\n"
-        "def f(c, scale):\n"
-        "    var = tf.square(scale) / tf.square(c - 1.) / (c - 2.)\n"
-        "    return tf.where(c > 2., var, 0.0)\n"
-    )
-    assert outcome.changed and not outcome.dropped
-
-
-@pytest.mark.xfail(strict=True, reason="core rewrite: the NAN004 fix copies the op's argument into `tf.zeros_like(...)` and so doubles the NAN001 inside it (tfp's GEV CDF), so the fix is dropped")
-def test_nested_leaks_in_a_tensorflow_branch_are_fixed() -> None:
-    outcome = fixed(
+        "  return jp.where(imp_x < mid, imp_a, imp_b)\n",
+        "the NAN002 fix masks an op whose argument the condition does not guard (brax's _imp_aref)",
+        "ops on several values",
+    ),
+    core_defect(
+        "import tensorflow as tf\ndef f(c, scale):\n    var = tf.square(scale) / tf.square(c - 1.) / (c - 2.)\n    return tf.where(c > 2., var, 0.0)\n",
+        "the NAN002 fix masks one divisor of a chain of divisions, the other still leaks (tfp's InverseGamma variance)",
+        "a chain of divisions",
+    ),
+    core_defect(
         "import tensorflow as tf\n"
         "def f(z, conc, equal_zero):\n"
         "    safe_conc = tf.where(equal_zero, tf.ones_like(conc), conc)\n"
-        "    return tf.where(equal_zero, tf.math.exp(-z), tf.math.exp(-tf.math.log1p(z * safe_conc) / safe_conc))\n"
-    )
+        "    return tf.where(equal_zero, tf.math.exp(-z), tf.math.exp(-tf.math.log1p(z * safe_conc) / safe_conc))\n",
+        "the NAN004 fix copies the op's argument into `tf.zeros_like(...)`, which doubles the NAN001 inside it (tfp's GEV CDF)",
+        "nested leaks in a TF branch",
+    ),
+]
+
+
+@pytest.mark.parametrize("source", DROPPED_FIXES)
+def test_fixes_on_code_that_compiles_are_applied_not_dropped(source: str) -> None:
+    outcome = fixed(source)
     assert outcome.changed and not outcome.dropped
 
 
