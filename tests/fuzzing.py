@@ -24,6 +24,7 @@ import tempfile
 import traceback
 import warnings
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -244,10 +245,8 @@ def call_spots(text: str) -> list[tuple[int, Optional[int]]]:
     tree = parse(text)
     if tree is None:
         return []
-    starts = [0]
-    for line in split(text):
-        starts.append(starts[-1] + len(line))
     lines = split(text)
+    starts = [0, *accumulate(len(line) for line in lines)]
 
     def offset(row: int, column: int) -> int:
         return starts[row - 1] + _column(lines[row - 1], column)
