@@ -13,6 +13,7 @@ from pathlib import Path
 
 from nanlint.diagnostics import Diagnostic
 from nanlint.fingerprint import fingerprints
+from nanlint.files import posix_path
 from nanlint.source_lines import LINE_BREAK
 
 BASELINE_VERSION = 1
@@ -90,6 +91,7 @@ def new_findings(diagnostics: list[Diagnostic], sources: dict[str, str], baselin
 
 def _relative(filename: str, root: Path) -> str:
     try:
-        return Path(filename).resolve().relative_to(root.resolve()).as_posix()
+        filename = str(Path(filename).resolve().relative_to(root.resolve()))
     except ValueError:
-        return Path(filename).as_posix()
+        pass
+    return posix_path(filename)

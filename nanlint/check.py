@@ -10,7 +10,7 @@ from nanlint.analysis.sites import SiteKind
 from nanlint.cache import content_hash
 from nanlint.catalog.lookup import Catalog
 from nanlint.config.settings import Settings
-from nanlint.files import CheckError, FileResult, decode_source, is_notebook, syntax_diagnostic
+from nanlint.files import CheckError, FileResult, check_size, decode_source, is_notebook, read_source_bytes, syntax_diagnostic
 from nanlint.prefilter import Prefiltered, Reported, Verdict, prefilter
 from nanlint.rules import BY_CODE, expand_selector, kinds_of, select_codes
 from nanlint.suppression import parse_suppressions
@@ -38,10 +38,18 @@ class Checker:
     def check_path(self, path: Path, display: Optional[str] = None) -> FileResult:
         name = display or str(path)
         try:
-            raw = path.read_bytes()
-        except OSError as error:
-            return FileResult(name, error=f"nanlint: cannot read {name}: {error.strerror or error}")
-        if is_notebook(path):
+            raw = read_source_bytes(path, name)
+        except CheckError as error:
+            return FileResult(name, error=str(error))
+        return self.check_bytes(raw, name, path)
+
+    def check_bytes(self, raw: bytes, name: str, path: Optional[Path] = None) -> FileResult:
+        """Check a file's bytes (or stdin's): a notebook's JSON, or source decoded as Python decodes it."""
+        try:
+            check_size(len(raw), name)
+        except CheckError as error:
+            return FileResult(name, error=str(error))
+        if path is not None and is_notebook(path):
             from nanlint.notebook import check_notebook
 
             result = check_notebook(self, raw, name, path)
@@ -59,11 +67,17 @@ class Checker:
         result = FileResult(filename, source)
         kinds = self.kinds - kinds_of(self._ignored_for(path or Path(filename)))
         found = prefilter(source, self.catalog, self.reported, whole=self.settings.parse_whole_files)
-        if found.verdict is Verdict.INVALID:
+        if found.verdict is Verdict.TOO_DEEP:
+            result.error = f"nanlint: {filename}: too deeply nested to analyse"
+        elif found.verdict is Verdict.INVALID:
             error = found.error
             result.diagnostics = [syntax_diagnostic(filename, error.msg, error.lineno or 1, error.offset or 1)]
         elif found.verdict is not Verdict.NOTHING:
-            self._analyse(result, found, kinds)
+            try:
+                self._analyse(result, found, kinds)
+            except (RecursionError, MemoryError):
+                result.diagnostics = []
+                result.error = f"nanlint: {filename}: too deeply nested to analyse"
         return result
 
     def _analyse(self, result: FileResult, found: Prefiltered, kinds: frozenset) -> None:

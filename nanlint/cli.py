@@ -207,12 +207,13 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         return EXIT_CLEAN
 
     errors: list[str] = []
+    stdin_raw = None
     if paths == ["-"]:
         name = options["stdin_filename"] or "-"
-        if is_notebook(Path(name)):
-            results = [check_notebook(linter, sys.stdin.buffer.read(), name, Path(name))]
-        else:
-            results = [linter.check_source(sys.stdin.read(), name, path=Path(name))]
+        # Bytes, decoded as a file's are (BOM, coding cookie, UTF-8), whatever the locale; all of
+        # them, even past the size limit, for `--fix` prints them back when it cannot check them.
+        stdin_raw = click.get_binary_stream("stdin").read()
+        results = [linter.check_bytes(stdin_raw, name, path=Path(name))]
         targets: list[Optional[Path]] = [None]
     else:
         found = discover(
@@ -251,7 +252,7 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
                 from nanlint.verify.session import VerifiedRun  # the harness: only when verifying
 
                 verified = VerifiedRun(linter, results, unsafe_fixes=unsafe, dtype=options["dtype"], timeout_s=options["verify_timeout"])
-        fixed_files, applied, diffs = _apply_fixes(linter, results, targets, options, errors, verified)
+        fixed_files, applied, diffs = _apply_fixes(linter, results, targets, options, errors, verified, stdin_raw)
     except BackendMissing as error:
         _error(str(error))
         return EXIT_ERROR
@@ -300,7 +301,8 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
     return _exit_for(errors, diagnostics, options, changed=bool(fixed_files))
 
 
-def _apply_fixes(linter, results, targets, options, errors, verified):
+def _apply_fixes(linter, results, targets, options, errors, verified, stdin_raw: Optional[bytes]):
+    """`stdin_raw`: the bytes read from stdin, which `--fix` prints back as they came when it changes nothing."""
     fixing = options["fix"] or options["fix_only"] or options["diff"]
     unsafe = options["unsafe_fixes"]
     applied: Counter = Counter()
@@ -309,8 +311,8 @@ def _apply_fixes(linter, results, targets, options, errors, verified):
     for index, (result, target) in enumerate(zip(results, targets)):
         fixable = any(d.fix and d.fix.applies(unsafe) for d in result.diagnostics)
         if not fixing or result.error or not fixable:
-            if fixing and target is None and result.source is not None and not options["diff"]:
-                click.echo(result.file_text, nl=False)  # stdin with --fix: the (unchanged) source
+            if fixing and target is None and not options["diff"]:
+                click.echo(stdin_raw, nl=False)  # stdin with --fix: the unchanged bytes
             continue
         accept = verified.accept_for(result) if verified is not None else None
         fix = fix_source if result.notebook is None else fix_notebook
@@ -328,7 +330,7 @@ def _apply_fixes(linter, results, targets, options, errors, verified):
                 diffs += _diffs(result, outcome.result)
             continue
         if target is None:
-            click.echo(outcome.result.file_text, nl=False)  # stdin with --fix: the fixed source goes to stdout
+            click.echo(outcome.result.file_text.encode(result.encoding), nl=False)  # stdin with --fix: the fixed file, encoded as it came
         elif outcome.changed:
             try:
                 write_atomically(target, outcome.result.file_text, result.encoding)
@@ -456,7 +458,8 @@ def _write(text: str, options: dict, *, to_stderr: bool = False) -> None:
     output_file = options["output_file"]
     if output_file:
         try:
-            Path(output_file).write_text(text, encoding="utf-8")
+            # As stdout has it (see main): a file name's bytes that are not UTF-8 are written as they are.
+            Path(output_file).write_text(text, encoding="utf-8", errors="surrogateescape")
         except OSError as error:
             _error(f"cannot write {output_file}: {error.strerror or error}")
     else:
@@ -540,6 +543,10 @@ def _error_line(line: str) -> None:
 
 def main() -> None:
     """Entry point: no traceback reaches the user, whatever happens."""
+    # File names that are not UTF-8 reach the text output as their own bytes, as `ls` shows them,
+    # whatever the locale's error handler; the machine formats write them escaped (report.common).
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="surrogateescape")
     try:
         cli(standalone_mode=True)
     except KeyboardInterrupt:

@@ -23,7 +23,7 @@ def fingerprints(diagnostics: list[Diagnostic], sources: dict, root: Path | None
     for d in diagnostics:
         key = _key(d, sources.get(d.source_key), _path(d.filename, root))
         seen[key] += 1
-        out[id(d)] = hashlib.sha256(f"{key}\x00{seen[key]}".encode()).hexdigest()[:32]
+        out[id(d)] = hashlib.sha256(f"{key}\x00{seen[key]}".encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return out
 
 

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 
 from nanlint.cache import ResultCache, content_hash
 from nanlint.check import Checker
-from nanlint.files import CheckError, FileResult, decode_source, is_notebook
+from nanlint.files import CheckError, FileResult, decode_source, is_notebook, read_source_bytes
 from nanlint.progress import track
 from nanlint.config.settings import Settings
 
@@ -44,11 +44,11 @@ def check_paths(
 
 
 def _cached(cache: ResultCache, path: Path) -> Optional[FileResult]:
-    """The cached result for `path`'s current content, or None (also when it cannot be read: the
-    check reports that)."""
+    """The cached result for `path`'s current content, or None (also when it cannot be read, or is
+    no regular file: the check reports that)."""
     try:
-        raw = path.read_bytes()
-    except OSError:
+        raw = read_source_bytes(path, str(path))
+    except CheckError:
         return None
     diagnostics = cache.lookup(path, content_hash(raw))
     if diagnostics is None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from nanlint.rules import BY_CODE, BY_NAME
+from nanlint.source_lines import split_lines
 
 ALL = frozenset({"*"})
 
@@ -91,7 +92,11 @@ def _comments(source: str) -> Iterable[tuple[int, str, bool]]:
 
     Falls back to a line scan when the file does not tokenize (it is then reported as invalid anyway).
     """
-    lines = source.splitlines()
+    lines = split_lines(source)
+    if "\r" in source:
+        # The tokenizer's lines end at \n only: give it one per line break, so that rows and columns
+        # stay the file's in CRLF and lone-CR (old Mac) files alike.
+        source = "\n".join(lines)
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
             if token.type == tokenize.COMMENT:

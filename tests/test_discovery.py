@@ -240,7 +240,7 @@ def test_broken_symlinks_are_reported():
     assert sorted(result.errors) == [
         "nanlint: broken symlink: given",
         "nanlint: broken symlink: src/dangling.py",
-        "nanlint: broken symlink: src/self.py",
+        "nanlint: symlink loop: src/self.py",
     ]
 
 

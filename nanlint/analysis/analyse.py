@@ -37,8 +37,6 @@ def analyse(source: str, prefiltered: Prefiltered, catalog: Catalog, kinds: froz
         return Analysis(detector, detector.sites(kinds))
     except cst.ParserSyntaxError as error:
         raise AnalysisError(f"libcst cannot read this file: {str(error).splitlines()[0]}") from None
-    except (RecursionError, MemoryError):
-        raise AnalysisError("too deeply nested to analyse") from None
 
 
 def analyse_whole_file(source: str, catalog: Catalog) -> Detector:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import glob
 import os
@@ -52,7 +53,7 @@ def discover(
         given = str(Path(raw))
         path = os.path.abspath(given)
         if not os.path.exists(path):
-            problem = "broken symlink" if os.path.islink(path) else "path does not exist"
+            problem = _link_problem(path) if os.path.islink(path) else "path does not exist"
             walker.errors.append(f"nanlint: {problem}: {raw}")
             continue
         is_dir = os.path.isdir(path)
@@ -177,7 +178,7 @@ class _Walker:
                     usable = False
                 if not usable:
                     if entry.is_symlink() and not self._ignored(layers, path, False):
-                        self.errors.append(f"nanlint: broken symlink: {out}")
+                        self.errors.append(f"nanlint: {_link_problem(path)}: {out}")
                     continue
                 if is_dir:
                     if self._ignored(layers, path, True):
@@ -253,6 +254,16 @@ def _verdict(spec: pathspec.PathSpec, rel: str) -> Optional[bool]:
         if pattern.include is not None and pattern.match_file(rel) is not None:
             return bool(pattern.include)
     return None
+
+
+def _link_problem(path: str) -> str:
+    """Why the symlink at `path` leads nowhere: it loops (ELOOP), or its target is missing."""
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "symlink loop"
+    return "broken symlink"
 
 
 def _find_repo(directory: str) -> Optional[str]:

@@ -206,9 +206,14 @@ class FixPlanner:
         if statement is not None:
             assignment = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cond.deep_clone())])
 
+            default_newline = self.index.tree_holding(statement).module.default_newline
+
             def insert(updated: cst.SimpleStatementLine) -> cst.FlattenSentinel:
-                # Comments above the statement stay above the new line.
-                first = assignment.with_changes(leading_lines=updated.leading_lines)
+                # Comments above the statement stay above the new line, which ends as the statement's does.
+                newline = updated.trailing_whitespace.newline.value or default_newline
+                first = assignment.with_changes(
+                    leading_lines=updated.leading_lines, trailing_whitespace=cst.TrailingWhitespace(newline=cst.Newline(newline))
+                )
                 return cst.FlattenSentinel([first, updated.with_changes(leading_lines=[])])
 
             changes.replace(cond, cst.Name(name))

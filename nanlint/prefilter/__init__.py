@@ -46,6 +46,7 @@ class Verdict(enum.Enum):
     UNITS = "units"  # every finding lies in the kept units
     WHOLE = "whole"  # read the whole file
     INVALID = "invalid"  # the file does not parse
+    TOO_DEEP = "too-deep"  # Python's own parser gives up on it: nothing else is asked to read it
 
 
 @dataclass
@@ -82,10 +83,11 @@ class Prefiltered:
 def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = False) -> Prefiltered:
     """`whole`: skip the screen and read every unit (the reference the fast path is checked against)."""
     names = catalog.select_leaf_names
-    if whole:
+    if whole or _lone_carriage_returns(source):
+        # Lone CRs (old Mac line ends): the text scans find lines by `\n`, so only the plainest test holds.
         if not any(name in source for name in names):
             return Prefiltered(Verdict.NOTHING)
-        return whole_file(source, scan_imports(source))
+        return whole_file(source, scan_imports(source.replace("\r", "\n")))
     calls = spelled_calls(source, names)
     if not calls and not imports_under_another_name(source, names):
         return Prefiltered(Verdict.NOTHING)  # cheap text tests first: no select is called here, by any name
@@ -94,10 +96,10 @@ def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = F
     offsets = _select_calls(source, catalog, imports, calls, screen)
     if not offsets:
         return Prefiltered(Verdict.NOTHING, imports)
-    strings = triple_quoted_spans(source) if source.count("\r") == source.count("\r\n") else None
+    strings = triple_quoted_spans(source)
     units = top_level_units(source, strings) if strings is not None else None
     if units is None:
-        return whole_file(source, imports)  # no safe cut: strings that do not pair up, or lone-CR line ends
+        return whole_file(source, imports)  # no safe cut: triple quotes that do not pair up
     starts = [u.start for u in units]
     by_unit: dict[int, list[int]] = {}
     for offset in offsets:
@@ -126,10 +128,15 @@ def whole_file(source: str, imports: Imports) -> Prefiltered:
     except SyntaxError as error:
         return Prefiltered(Verdict.INVALID, imports, error=error)
     except (ValueError, RecursionError, MemoryError):
-        tree = None  # libcst will say what it can read
-    never = _spans(source, _contexts_of([(tree, 0)])) if tree is not None and may_have_contexts(source) else []
+        # libcst's native parser can overflow its stack on such nesting: never hand it what Python refuses.
+        return Prefiltered(Verdict.TOO_DEEP, imports)
+    never = _spans(source, _contexts_of([(tree, 0)])) if may_have_contexts(source) else []
     last = source.count("\n") + (0 if source.endswith("\n") else 1)
     return Prefiltered(Verdict.WHOLE, imports, [Unit(1, max(last, 1), 0, len(source))], [], never)
+
+
+def _lone_carriage_returns(source: str) -> bool:
+    return "\r" in source and source.count("\r") != source.count("\r\n")
 
 
 def _select_calls(source: str, catalog: Catalog, imports: Imports, calls: list[Call], screen: Screen) -> list[int]:

@@ -28,11 +28,6 @@ def cwd_relative(filename: str) -> tuple[PurePath, bool]:
         return path, False
 
 
-def posix_path(filename: str) -> str:
-    """The path with forward slashes, as GitHub annotations and SARIF URIs want on every OS."""
-    return PurePath(filename).as_posix()
-
-
 def in_file(filename: str, location: Location, cell: int | None, sources: dict) -> Location:
     """Where a place is in the file itself, for the formats whose locations are lines of a file (CI
     annotations, code scanning): for a place in a notebook's cell, the line and column of the

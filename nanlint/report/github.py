@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.report.common import cell_prefix, in_file, posix_path
+from nanlint.files import posix_path
+from nanlint.report.common import cell_prefix, in_file
 
 
 def render_github(diagnostics: list[Diagnostic], *, sources: dict) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 from nanlint.diagnostics import Diagnostic
 from nanlint.fingerprint import fingerprints
+from nanlint.files import printable_path
 from nanlint.report.common import cell_prefix, cwd_relative, in_file
 
 # Every nanlint finding is a gradient that can turn into NaN during training: a bug, not style.
@@ -50,4 +51,4 @@ def report_path(filename: str) -> str:
 
     An absolute path inside the working directory is made relative to it; any other stays as it is.
     """
-    return cwd_relative(filename)[0].as_posix()
+    return printable_path(cwd_relative(filename)[0].as_posix())

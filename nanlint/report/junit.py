@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import PurePath
 
 from nanlint.diagnostics import Diagnostic
+from nanlint.files import posix_path, printable_path
 from nanlint.report.common import in_file
 
 PACKAGE = "org.nanlint"
@@ -33,7 +34,7 @@ def render_junit(diagnostics: list[Diagnostic], *, sources: dict) -> str:
         for d in diagnostics:
             by_file.setdefault(d.filename, []).append(d)
         for filename, group in by_file.items():
-            suite = _suite(root, _clean(PurePath(filename).as_posix()), tests=len(group), failures=len(group))
+            suite = _suite(root, _clean(posix_path(filename)), tests=len(group), failures=len(group))
             for d in group:
                 _case(suite, d, sources)
     ET.indent(root, space="    ")
@@ -54,7 +55,7 @@ def _suite(root: ET.Element, name: str, *, tests: int, failures: int) -> ET.Elem
 
 
 def _case(suite: ET.Element, d: Diagnostic, sources: dict) -> None:
-    path = PurePath(d.filename)
+    path = PurePath(printable_path(d.filename))
     # In a notebook: the line of its JSON in the attributes, the cell and the line in it in the text.
     start = in_file(d.filename, d.location, d.cell, sources)
     case = ET.SubElement(

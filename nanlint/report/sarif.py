@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -98,8 +99,9 @@ def artifact_uri(filename: str) -> str:
     path, inside = cwd_relative(filename)
     if not inside:
         return Path(path).as_uri()
-    # Percent-encode spaces and the like: a SARIF uri must be a valid URI reference.
-    return quote(path.as_posix(), safe="/")
+    # Percent-encode spaces and the like (and the bytes of a file name that is not UTF-8): a SARIF
+    # uri must be a valid URI reference.
+    return quote(os.fsencode(path.as_posix()), safe="/")
 
 
 def _region(start: Location, end: Location) -> dict[str, int]:
