@@ -32,13 +32,9 @@ LONG = "NANLINT_FUZZ_INPUTS" in os.environ
 THROUGH_THE_COMMAND = 5  # one input in this many also goes through the command
 BATCH = 20
 
-# Core defects the fuzzer finds, which the rewrite of detection and fixing is to fix. Each has its
-# own xfail(strict=True) regression test in tests/test_reliability.py; when that one passes, its
-# entry here goes too.
-KNOWN = {
-    "core rewrite: fixes dropped on code that compiles (test_fixes_on_code_that_compiles_are_applied_not_dropped)":
-        lambda f: f.prop == "no fix dropped on a file that compiles",
-}
+# Known defects the fuzzer still finds, each named with its own xfail(strict=True) regression test
+# in tests/test_reliability.py; when that one passes, its entry here goes too. None today.
+KNOWN: dict = {}
 
 
 @functools.cache

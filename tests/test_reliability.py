@@ -1,9 +1,5 @@
-"""Regression tests for the defects issue #16 lists (the bad-input table covers more rows).
-
-The ones marked xfail(strict=True) belong to the detection and fixing core, which is being
-rewritten: each documents its defect and fails the moment the defect is fixed, so that the marker
-goes with it.
-"""
+"""Regression tests for the defects issue #16 lists (the bad-input table covers more rows), and for
+every failure the fuzzer has found."""
 
 from __future__ import annotations
 
@@ -151,17 +147,18 @@ def test_a_hoisted_line_ends_as_the_statement_it_goes_before_in_a_file_of_mixed_
 
 
 # --- fixes dropped on code that compiles (found by the fuzzer in the benchmark corpus) --------------
-def core_defect(source: str, reason: str, name: str):
-    return pytest.param(source, marks=pytest.mark.xfail(strict=True, reason=f"core rewrite: {reason}"), id=name)
+def dropped_once(source: str, reason: str, name: str):
+    """A fix the fix loop once dropped, and why."""
+    return pytest.param(source, id=name)
 
 
 DROPPED_FIXES = [
-    core_defect(
+    dropped_once(
         "import jax.numpy as jnp\ndef f(x):\n    y = jnp.log(jnp.sqrt(x))\n    return jnp.where(x > 0, y, 0.0)\n",
         "the NAN002 fix masks the outer op's argument, `jnp.sqrt(x)`, which then leaks in the new inner where (a new NAN001)",
         "a chain of singular ops",
     ),
-    core_defect(
+    dropped_once(
         "from jax import numpy as jp\n"
         "def f(pos, width, mid, power, imp_a):\n"
         "  imp_x = jp.abs(pos) / width\n"
@@ -170,12 +167,12 @@ DROPPED_FIXES = [
         "the NAN002 fix masks an op whose argument the condition does not guard (brax's _imp_aref)",
         "ops on several values",
     ),
-    core_defect(
+    dropped_once(
         "import tensorflow as tf\ndef f(c, scale):\n    var = tf.square(scale) / tf.square(c - 1.) / (c - 2.)\n    return tf.where(c > 2., var, 0.0)\n",
         "the NAN002 fix masks one divisor of a chain of divisions, the other still leaks (tfp's InverseGamma variance)",
         "a chain of divisions",
     ),
-    core_defect(
+    dropped_once(
         "import tensorflow as tf\n"
         "def f(z, conc, equal_zero):\n"
         "    safe_conc = tf.where(equal_zero, tf.ones_like(conc), conc)\n"

@@ -21,7 +21,7 @@ from nanlint.analysis.tree import UnitTree, children, code, visit, walk
 from nanlint.analysis.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
 from nanlint.catalog.intervals import IntervalSet
 from nanlint.catalog.lookup import BARRIER_METHODS, Catalog
-from nanlint.catalog.tables import OPS, Arg, SelectFunction, SingularOp, is_finite_number, power_leak_domain
+from nanlint.catalog.tables import OPS, SHAPE_ARG, Arg, SelectFunction, SingularOp, is_finite_number, power_leak_domain
 from nanlint.fix.model import Location
 from nanlint.limits import MAX_INDIRECTION
 from nanlint.source_lines import LineIndex
@@ -466,9 +466,12 @@ class _BranchSearch(cst.CSTVisitor):
         use = detector._call_use(node, env)
         if use is not None:
             self.uses.append(use)
-        # What a call reads: its arguments, and a method's receiver (not a called name: `f(x)` reads `x`).
+        # What a call reads: its arguments, and a method's receiver (not a called name: `f(x)` reads
+        # `x`); not the argument of `zeros_like(x)`, whose values no gradient reaches.
+        shape = _arg(node, SHAPE_ARG) if detector.catalog.is_shape_only(env.qualified(node.func)) else None
         for arg in node.args:
-            visit(arg.value, self)
+            if arg.value is not shape:
+                visit(arg.value, self)
         if isinstance(node.func, cst.Attribute):
             visit(node.func.value, self)
         return False

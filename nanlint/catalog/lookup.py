@@ -7,6 +7,7 @@ from typing import Optional
 
 from nanlint.catalog.tables import (
     GRADIENT_SAFE,
+    SHAPE_ONLY,
     OP_INDEX,
     OPS_BY_KEY,
     SELECT_INDEX,
@@ -21,6 +22,7 @@ from nanlint.config.settings import Settings
 # Barriers: no gradient flows through them at all, so nothing inside can leak.
 BARRIERS = frozenset({"jax.lax.stop_gradient", "tensorflow.stop_gradient"})
 BARRIER_METHODS = frozenset({"detach"})
+_SHAPE_ONLY = frozenset(SHAPE_ONLY)
 
 _WHERE = next(sel for sel in SELECTS if sel.kind == "where")
 
@@ -60,6 +62,10 @@ class Catalog:
 
     def is_safe(self, qualified: Optional[str]) -> bool:
         return any(name in self._safe for name in _candidates(qualified))
+
+    def is_shape_only(self, qualified: Optional[str]) -> bool:
+        """`zeros_like(x)`: only x's shape and dtype are read, so no gradient flows into it."""
+        return any(name in _SHAPE_ONLY for name in _candidates(qualified))
 
     def is_barrier(self, qualified: Optional[str]) -> bool:
         return any(name in BARRIERS for name in _candidates(qualified))

@@ -659,6 +659,18 @@ GRADIENT_SAFE: tuple[str, ...] = _expand(
 ) + ("jax_md.util.safe_mask", "jax_md.space.distance", "torch.nn.functional.normalize")
 GRADIENT_SAFE_METHODS: dict[str, tuple[str, ...]] = {"torch": ("detach", "clamp", "clamp_min", "clip", "norm")}
 
+# Constructors that read only the shape and dtype of their first argument: no cotangent flows into it,
+# so an op there cannot leak (probed under XLA: the gradient of `where(x > 0, zeros_like(log(x)), x)`
+# at 0 is finite in JAX and TensorFlow; torch does not track the argument at all).
+SHAPE_ONLY: tuple[str, ...] = _expand(
+    "jnp.zeros_like jnp.ones_like jnp.full_like jnp.empty_like lax.full_like "
+    "tf.zeros_like tf.ones_like tnp.zeros_like tnp.ones_like tnp.full_like tnp.empty_like "
+    "torch.zeros_like torch.ones_like torch.full_like torch.empty_like torch.rand_like torch.randn_like "
+    "anp.zeros_like anp.ones_like anp.full_like ops.zeros_like ops.ones_like ops.full_like "
+    "np.zeros_like np.ones_like np.full_like np.empty_like"
+)
+SHAPE_ARG = Arg(0, ("a", "x", "input", "prototype", "tensor"))
+
 # PEP 8 constants (EPS, SCALE) are module-level configuration, not data.
 CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
 # Metadata of an array, never its values: nothing flows through it to a gradient.
