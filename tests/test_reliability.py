@@ -154,6 +154,15 @@ def dropped_once(source: str, reason: str, name: str):
 
 DROPPED_FIXES = [
     dropped_once(
+        "import jax.numpy as jnp\n"
+        "def f(k, i, j):\n"
+        "    k_f = k.astype(jnp.float32)\n"
+        "    denom = jnp.sqrt(k_f * (k_f + 1))\n"
+        "    return jnp.where(j <= i, 1.0 / denom, jnp.where(j == k, -k_f / denom, jnp.zeros_like(denom)))\n",
+        "the inner where shows the leak of `denom`'s own sqrt, which the outer where hid (both branches read it)",
+        "a local whose leak the mask brings to light (jax.scipy.linalg's helmert)",
+    ),
+    dropped_once(
         "import jax.numpy as jnp\ndef f(x):\n    y = jnp.log(jnp.sqrt(x))\n    return jnp.where(x > 0, y, 0.0)\n",
         "the NAN002 fix masks the outer op's argument, `jnp.sqrt(x)`, which then leaks in the new inner where (a new NAN001)",
         "a chain of singular ops",

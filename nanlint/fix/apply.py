@@ -137,11 +137,13 @@ def _attempt(linter: "Checker", outcome: FixOutcome, batch: list[Diagnostic], pa
 
 
 def _removes_its_findings_and_adds_none(outcome: FixOutcome, batch: list[Diagnostic], edits: list, new_source: str, new_result: FileResult) -> bool:
-    """Each applied fix removed its own finding, and no hazard appeared where the edits wrote. A
+    """Each applied fix removed its own finding, and created no hazard where its edits wrote. A
     finding is the same one before and after when its rule, its place (carried through the edits)
-    and the op it is about are. One inside an edit whose op the replaced text already held is the
-    same hazard moved into the mask (a chain `log(sqrt(x))` masked at `log` brings `sqrt(x)`'s
-    own leak to light), which the next round fixes. Findings elsewhere do not judge these fixes."""
+    and the op it is about are. A fix writes no singular op: a new finding inside an edit is about
+    an op the file already had, brought to light by the mask (`log(sqrt(x))` masked at `log`
+    shows `sqrt(x)`'s own leak; a masked local shows its definition's), and the next round fixes
+    it. Only one about an op the file did not have is a hazard the fix made. Findings elsewhere do
+    not judge these fixes."""
     old_starts, new_starts = line_starts(outcome.source), line_starts(new_source)
     spans = sorted((offset_of(e.location, old_starts), offset_of(e.end_location, old_starts), len(e.content)) for e in edits)
     found = {_identity(d, offset_of(d.location, new_starts)) for d in new_result.diagnostics}
@@ -151,9 +153,8 @@ def _removes_its_findings_and_adds_none(outcome: FixOutcome, batch: list[Diagnos
     kept = {_identity(d, _through(offset_of(d.location, old_starts), spans)) for d in outcome.result.diagnostics if id(d) not in applied}
     for start, end, length in spans:
         written = _through(start, spans)
-        replaced = outcome.source[start:end]
         for code, offset, op in found - kept:
-            if written <= offset <= written + length and op not in replaced:
+            if written <= offset <= written + length and op not in outcome.source:
                 return False
     return True
 
