@@ -114,7 +114,9 @@ def test_the_inputs_exercise_what_they_should() -> None:
         return sum(1 for raw in inputs if test(raw)) / len(inputs)
     assert share(lambda raw: b"where(" in raw) > 0.5
     assert share(lambda raw: b"\r\n" in raw) > 0.05
-    assert share(lambda raw: LONE_CR.search(raw)) > 0.05
+    # Hypothesis's draws are derandomized but not independent of what ran before in the process
+    # (3.7% to 6% of inputs with lone CRs were seen): these bounds say "plenty", not an exact mix.
+    assert share(lambda raw: LONE_CR.search(raw)) > 0.025
     assert share(lambda raw: raw.startswith(b"\xef\xbb\xbf")) > 0.1
     assert share(lambda raw: raw.startswith(b"# -*- coding: latin-1")) > 0.1
     assert share(lambda raw: re.search(rb"\(\s*#|, \\\r?\n", raw)) > 0.02  # comments and continuations inside calls

@@ -117,7 +117,7 @@ def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = F
     if not plan.kept:
         return Prefiltered(Verdict.NOTHING, imports)
     if not plan.close_over_bindings():
-        return whole_file(source, imports, check_cut=True)
+        return whole_file(source, imports)
     return Prefiltered(Verdict.UNITS, imports, plan.kept_units(), plan.defined(), never, cut=units)
 
 
