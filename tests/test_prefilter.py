@@ -399,6 +399,8 @@ TRICKY_SOURCES = {
     "triple quotes inside a one-line string": "import jax.numpy as jnp\ndef fake1(): return \"'''\"\nB = '''\ndef g(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\n''' ; C = '''\ndef junk(): pass\n'''\ndef fake2(): return \"'''\"\n",
     "code in a backslash-continued string": 'import jax.numpy as jnp\ns = "\\\ndef g(x): return jnp.where(x > 0, jnp.sqrt(x), 0.0)  #\\\n"[0:0]\n',
     "a module-level local used everywhere": "import jax.numpy as jnp\ns = jnp.sqrt(x)\ndef f(x):\n    return jnp.where(x > 0, s, 0.0)\ny = jnp.where(x > 0, s, 0.0)\n",
+    # Found by the fuzzer: `EPS = max(` alone does not parse, so the kept code's constant is read from the whole file.
+    "a used constant whose continuation line starts at column 0": "import jax.numpy as jnp\nEPS = max(\nTINY, 1e-6)\ndef f(x):\n    return jnp.where(x > 0, jnp.log(x), 0.0) + EPS\n",
     "a module-level name the fix must not reuse": "import jax.numpy as jnp\nok = 1\ndef f(x):\n    y = jnp.where(jnp.rand(x) > 0, jnp.sqrt(x), 0.0)\n    return y\n",
 }
 
