@@ -76,8 +76,12 @@ class Unit:
         tree = self.tree(source)
         if tree is None:
             return self.words(source)
-        found = {node.id for node in ast.walk(tree) if type(node) is ast.Name}
-        found.update(name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names)
+        found = set()
+        for node in ast.walk(tree):
+            if type(node) is ast.Name:
+                found.add(node.id)
+            elif type(node) is ast.Global or type(node) is ast.Nonlocal:
+                found.update(node.names)
         return frozenset(found)
 
     def statements(self, source: str) -> Optional[list[ast.stmt]]:
