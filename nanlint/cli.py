@@ -29,7 +29,7 @@ from nanlint.fix.apply import fix_source
 from nanlint.fix.write import write_atomically
 from nanlint.parallel import check_paths, default_jobs
 from nanlint.progress import status
-from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing
+from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, Status
 from nanlint.check import Checker
 from nanlint.files import CheckError, FileResult, is_notebook
 from nanlint.notebook import changed_cells, check_notebook, fix_notebook, for_report, with_noqa
@@ -244,18 +244,14 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
         targets = list(found.files)
 
     unsafe = options["unsafe_fixes"]
-    try:
-        verified = None
-        if options["verify"]:
-            checked = sum(len(r.diagnostics) for r in results)
-            with status(f"Verifying {checked} {'finding' if checked == 1 else 'findings'} under XLA"):
-                from nanlint.verify.session import VerifiedRun  # the harness: only when verifying
+    verified = None
+    if options["verify"]:
+        checked = sum(len(r.diagnostics) for r in results)
+        with status(f"Verifying {checked} {'finding' if checked == 1 else 'findings'} under XLA"):
+            from nanlint.verify.session import VerifiedRun  # the harness: only when verifying
 
-                verified = VerifiedRun(linter, results, unsafe_fixes=unsafe, dtype=options["dtype"], timeout_s=options["verify_timeout"])
-        fixed_files, applied, diffs = _apply_fixes(linter, results, targets, options, errors, verified, stdin_raw)
-    except BackendMissing as error:
-        _error(str(error))
-        return EXIT_ERROR
+            verified = VerifiedRun(linter, results, unsafe_fixes=unsafe, dtype=options["dtype"], timeout_s=options["verify_timeout"])
+    fixed_files, applied, diffs = _apply_fixes(linter, results, targets, options, errors, verified, stdin_raw)
     for result in results:
         for d in result.diagnostics:
             if d.fix is not None:
@@ -385,7 +381,7 @@ def _report_verification(diagnostics, sources, options, settings, errors) -> int
 
         text = verification_report(pairs, color=color, width=_width())
         counts = Counter(v.status for _, v in pairs)
-        text += ", ".join(f"{counts[s]} {s}" for s in (VERIFIED, FAILED, UNVERIFIABLE) if counts[s]) or "Nothing to verify."
+        text += ", ".join(f"{counts[s]} {s.value}" for s in Status if counts[s]) or "Nothing to verify."
         text += "\n"
         _write(text, options)
     else:
@@ -393,7 +389,7 @@ def _report_verification(diagnostics, sources, options, settings, errors) -> int
     if errors:
         return EXIT_ERROR
     every = [d.verification for d in diagnostics if d.verification is not None]
-    return EXIT_CLEAN if all(v.status == VERIFIED for v in every) else EXIT_FINDINGS
+    return EXIT_CLEAN if all(v.status is Status.VERIFIED for v in every) else EXIT_FINDINGS
 
 
 def resolve_settings(paths: list[str], options: dict) -> tuple[Settings, list[str]]:

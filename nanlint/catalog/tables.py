@@ -671,6 +671,35 @@ SHAPE_ONLY: tuple[str, ...] = _expand(
 )
 SHAPE_ARG = Arg(0, ("a", "x", "input", "prototype", "tensor"))
 
+# The frameworks' elementwise math (and the casts and constructors around it), by the last part of
+# the name; each framework lists the modules it lives in. The verification worker may call these,
+# wherever one exists (`jnp.sin`, `tf.math.sin`, `torch.sin`, `x.sin()`): they compute values from
+# values, so a fix checked through them is checked on what the code really computes.
+ELEMENTWISE_LEAVES: tuple[str, ...] = tuple(
+    """
+    sin cos tan arcsin arccos arctan arctan2 asin acos atan atan2 sinh cosh tanh arcsinh arccosh arctanh
+    asinh acosh atanh exp exp2 expm1 log log2 log10 log1p sqrt rsqrt cbrt square reciprocal power pow
+    float_power floor ceil round rint trunc fix abs absolute fabs sign negative positive maximum minimum
+    fmax fmin clip clamp clip_by_value where select equal not_equal greater greater_equal less less_equal
+    isfinite isnan isinf is_finite is_nan is_inf logical_and logical_or logical_not logical_xor zeros_like
+    ones_like full_like empty_like sum mean prod any all reduce_sum reduce_mean reduce_prod reduce_any
+    reduce_all add subtract multiply divide true_divide mod remainder fmod floor_divide sigmoid softplus
+    relu erf erfc erfinv lgamma digamma hypot copysign cast astype asarray convert_to_tensor as_tensor
+    stop_gradient xlogy xlog1py divide_no_nan reciprocal_no_nan
+    """.split()
+)
+ELEMENTWISE_MODULES: dict[str, tuple[str, ...]] = {
+    "jax": ("jax.numpy", "jax.lax", "jax.nn", "jax.scipy.special"),
+    "tensorflow": ("tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.experimental.numpy"),
+    "torch": ("torch", "torch.special", "torch.nn.functional"),
+}
+# Tensor methods that only cast, copy or reshape a value.
+CAST_METHODS: tuple[str, ...] = ("astype", "to", "float", "double", "half", "type", "type_as", "reshape", "squeeze", "unsqueeze", "expand_as", "clone")
+
+# Calls whose result is random or stateful, by any part of their name: evaluating one twice gives two
+# results, so a fix must not duplicate it, and verification cannot compare it before and after.
+RANDOM_NAME = re.compile(r"(^|\.)(random|rand\w*|dropout|uniform|normal|bernoulli|multinomial|shuffle|sample\w*|choice|permutation)(\.|$)")
+
 # PEP 8 constants (EPS, SCALE) are module-level configuration, not data.
 CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
 # Metadata of an array, never its values: nothing flows through it to a gradient.

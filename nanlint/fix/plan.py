@@ -12,6 +12,8 @@ file stays byte for byte as it was.
 
 from __future__ import annotations
 
+import difflib
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
@@ -22,11 +24,10 @@ from nanlint.analysis.detector import Detector
 from nanlint.analysis.names import Binding, binding_at, qualified_name
 from nanlint.analysis.sites import LeakSite, SiteKind
 from nanlint.analysis.tree import UnitTree, children, generated
+from nanlint.catalog.tables import RANDOM_NAME
 from nanlint.fix.model import Applicability, Edit, Fix
 from nanlint.rules import BY_KIND
 
-# Calls into these look random or stateful: duplicating one changes the program's values.
-_IMPURE_NAME = re.compile(r"(^|\.)(random|rand\w*|dropout|uniform|normal|bernoulli|multinomial|shuffle|sample\w*|choice|permutation)(\.|$)")
 _TF_MODULES = ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2", "tensorflow.experimental.numpy")
 _WORD = re.compile(r"\w+")
 # Code inside these runs later, or once per item: no statement can be placed before it.
@@ -104,10 +105,10 @@ class FixPlanner:
             cond_value = hoisted
             applicability = Applicability.UNSAFE
         changes.replace(arg, self._masked(arg, cond_value, spelling))
-        edit = self._edit(changes)
-        if edit is None:
+        edits = self._edit(changes)
+        if edits is None:
             return Fix(Applicability.DISPLAY_ONLY, f"{title}: nanlint could not place the rewrite in the file")
-        return Fix(applicability, title, [edit])
+        return Fix(applicability, title, edits)
 
     def _fix_definition(self, site: LeakSite, spelling: _Spelling, title: str) -> Fix:
         """`s = jnp.sqrt(x)` ... `where(c, s, 0)`: mask inside the definition, if every use of `s` is under `c`."""
@@ -121,10 +122,10 @@ class FixPlanner:
         arg = site.use.arg
         changes = _Changes()
         changes.replace(arg, self._masked(arg, cond.deep_clone(), spelling))
-        edit = self._edit(changes)
-        if edit is None:
+        edits = self._edit(changes)
+        if edits is None:
             return Fix(Applicability.DISPLAY_ONLY, f"{title}: nanlint could not place the rewrite in the file")
-        return Fix(Applicability.UNSAFE, title, [edit])
+        return Fix(Applicability.UNSAFE, title, edits)
 
     def _masked(self, arg: Node, cond: Node, spelling: _Spelling) -> Node:
         kept = _prepared(arg, spelling.arg_as_receiver)
@@ -192,7 +193,7 @@ class FixPlanner:
             name = qualified_name(node.func, self.index.scope_at(node), self.detector.place(node))
             return (
                 name is not None
-                and not _IMPURE_NAME.search(name)
+                and not RANDOM_NAME.search(name)
                 and not any(a.star for a in node.args)
                 and all(self.is_pure(a.value) for a in node.args)
             )
@@ -289,7 +290,7 @@ class FixPlanner:
         return place is not None and place > definition.place and binding_at(scope, name.value, place) is definition
 
     # --- the edit -------------------------------------------------------------------------------------
-    def _edit(self, changes: _Changes) -> Optional[Edit]:
+    def _edit(self, changes: _Changes) -> Optional[list[Edit]]:
         """The transformed code of the smallest node holding every change, over that node's text,
         trimmed to what differs."""
         cover = self._cover(list(changes.nodes.values()))
@@ -304,7 +305,11 @@ class FixPlanner:
         if generated(cover, tree.module, indents) != old:
             return None  # the indentation around the node is not what nanlint thinks: never guess
         new = generated(cover.visit(_Rewrite(changes.replacements)), tree.module, indents)
-        return self._trimmed(old, new, start)
+        if isinstance(cover, cst.BaseExpression):
+            # An expression is replaced whole: `(x)` becomes `where(c, (x), 1.0)`, not a piece of it.
+            location = self.detector.lines.location
+            return [Edit(new, location(start), location(end))]
+        return self._differences(old, new, start) or None
 
     def _cover(self, nodes: list[cst.CSTNode]) -> cst.CSTNode:
         """The lowest node that holds every replaced node."""
@@ -326,27 +331,23 @@ class FixPlanner:
         ]
         return indents[::-1]
 
-    def _trimmed(self, old: str, new: str, start: int) -> Edit:
-        """The edit from `old` (at `start` in the file) to `new`, without the whole lines they share
-        at either end: a statement put before another rewrites those two lines, not their block."""
+    def _differences(self, old: str, new: str, start: int) -> list[Edit]:
+        """The edits that turn `old` (at `start` in the file) into `new`: lines added, and within
+        changed lines only what changed, never cut inside a name. A statement put before another is
+        an insertion of its line; the select after it keeps its place for what maps places through
+        the fix (the verification harness finds the select there)."""
         old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
-        first = 0
-        while first < min(len(old_lines), len(new_lines)) - 1 and old_lines[first] == new_lines[first]:
-            first += 1
-        last = 0
-        while last < min(len(old_lines), len(new_lines)) - first - 1 and old_lines[-1 - last] == new_lines[-1 - last]:
-            last += 1
-        head = sum(len(line) for line in old_lines[:first])
-        tail = sum(len(line) for line in old_lines[len(old_lines) - last :])
-        content = "".join(new_lines[first : len(new_lines) - last])
-        replaced = old[head : len(old) - tail]
-        ending = len(replaced) - len(replaced.rstrip("\r\n"))
-        if ending and content.endswith(replaced[len(replaced) - ending :]):
-            # Both end a line the same way: the edit stops before it, on the lines it changes.
-            content, tail = content[: len(content) - ending], tail + ending
+        offsets = [0, *itertools.accumulate(len(line) for line in old_lines)]
         location = self.detector.lines.location
-        return Edit(content, location(start + head), location(start + len(old) - tail))
-
+        edits = []
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False).get_opcodes():
+            if tag == "equal":
+                continue
+            replaced, content = "".join(old_lines[i1:i2]), "".join(new_lines[j1:j2])
+            head, tail = _shared_ends(replaced, content) if tag == "replace" else (0, 0)
+            at = start + offsets[i1]
+            edits.append(Edit(content[head : len(content) - tail], location(at + head), location(at + len(replaced) - tail)))
+        return edits
 
 class _Rewrite(cst.CSTTransformer):
     """Put each replacement in place of the node it replaces (by identity)."""
@@ -403,6 +404,29 @@ def _prepared(arg: Node, as_receiver: bool) -> Node:
     if (as_receiver and not atom) or (isinstance(arg, (cst.NamedExpr, cst.GeneratorExp)) and not arg.lpar):
         return arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return arg
+
+
+def _shared_ends(old: str, new: str) -> tuple[int, int]:
+    """How many characters `old` and `new` share at the start and at the end, not cutting a name or
+    a number in two."""
+    limit = min(len(old), len(new))
+    head = 0
+    while head < limit and old[head] == new[head]:
+        head += 1
+    while head > 0 and _in_word(old, head):
+        head -= 1
+    tail = 0
+    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    while tail > 0 and _in_word(old, len(old) - tail):
+        tail -= 1
+    return head, tail
+
+
+def _in_word(text: str, boundary: int) -> bool:
+    """Whether a cut at `boundary` falls inside a name or number (`jnp.sq|rt`, `1|.0`)."""
+    word = lambda c: c.isalnum() or c in "_."  # noqa: E731
+    return 0 < boundary < len(text) and word(text[boundary - 1]) and word(text[boundary])
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:

@@ -26,7 +26,7 @@ def render_gitlab(diagnostics: list[Diagnostic], *, sources: dict) -> str:
     # Paths relative to the working directory (the checkout, in CI), as `location.path` has them.
     prints = fingerprints(diagnostics, sources, root=Path.cwd())
     issues = [_issue(d, prints[id(d)], sources) for d in diagnostics]
-    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(issues, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _issue(d: Diagnostic, fingerprint: str, sources: dict) -> dict[str, Any]:

@@ -10,11 +10,11 @@ from nanlint.files import printable_path
 
 def render_json(diagnostics: list[Diagnostic]) -> str:
     # ensure_ascii=False: messages quote source code, which may be any Unicode; ruff writes UTF-8 too.
-    return json.dumps([_json(d) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+    return json.dumps([_json(d) for d in diagnostics], indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def render_json_lines(diagnostics: list[Diagnostic]) -> str:
-    return "".join(json.dumps(_json(d), ensure_ascii=False, separators=(",", ":")) + "\n" for d in diagnostics)
+    return "".join(json.dumps(_json(d), ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n" for d in diagnostics)
 
 
 def _json(d: Diagnostic) -> dict:

@@ -41,7 +41,7 @@ def render_sarif(diagnostics: list[Diagnostic], *, sources: dict) -> str:
             }
         ],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(log, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _rule(rule) -> dict[str, Any]:

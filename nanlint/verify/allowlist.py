@@ -1,7 +1,7 @@
 """The only framework functions and tensor methods the verification worker may call.
 
-Built from the catalog (singular ops, selects, gradient-safe functions, bounded-below functions) plus a
-few harmless helpers. Names are resolved by importing a framework root module and following getattr,
+Built from the catalog: singular ops, selects, gradient-safe functions, bounded-below functions,
+shape-only constructors, and the frameworks' elementwise math in the modules each framework keeps it. Names are resolved by importing a framework root module and following getattr,
 so nothing outside these frameworks is ever imported, and nothing outside this list is ever called.
 """
 
@@ -12,9 +12,14 @@ from typing import Any, Callable
 
 from nanlint.catalog.tables import (
     BOUNDED_BELOW_FUNCTIONS,
+    CAST_METHODS,
+    ELEMENTWISE_LEAVES,
+    ELEMENTWISE_MODULES,
     GRADIENT_SAFE,
+    SHAPE_ONLY,
     GRADIENT_SAFE_METHODS,
     OPS,
+    RANDOM_NAME,
     SELECTS,
     canonical_names,
 )
@@ -24,41 +29,13 @@ BACKENDS = ("jax", "tensorflow", "torch")
 
 # The modules a name may be resolved from, longest first (jax.scipy is not loaded by `import jax`).
 ROOT_MODULES: dict[str, tuple[str, ...]] = {
-    "jax": ("jax.scipy.special", "jax.numpy", "jax.lax", "jax"),
+    "jax": ("jax.scipy.special", "jax.numpy", "jax.lax", "jax.nn", "jax"),
     "tensorflow": ("tensorflow",),
     "torch": ("torch",),
 }
 
-_HELPER_LEAVES = (
-    "zeros_like ones_like full_like abs absolute square sum any all logical_and logical_or logical_not "
-    "equal not_equal greater greater_equal less less_equal maximum minimum clip sign isfinite asarray"
-).split()
-
-_HELPERS: dict[str, tuple[str, ...]] = {
-    "jax": tuple(f"jax.numpy.{leaf}" for leaf in _HELPER_LEAVES)
-    + tuple(f"jax.lax.{leaf}" for leaf in "full_like stop_gradient abs square max min clamp sign".split()),
-    "tensorflow": tuple(
-        f"tensorflow.{leaf}"
-        for leaf in (
-            "zeros_like ones_like abs square reduce_sum reduce_any reduce_all logical_and logical_or "
-            "logical_not equal not_equal greater greater_equal less less_equal maximum minimum clip_by_value "
-            "sign stop_gradient convert_to_tensor"
-        ).split()
-    )
-    + tuple(
-        f"tensorflow.math.{leaf}"
-        for leaf in (
-            "abs square reduce_sum reduce_any reduce_all logical_and logical_or logical_not equal not_equal "
-            "greater greater_equal less less_equal maximum minimum sign is_finite"
-        ).split()
-    )
-    + tuple(f"tensorflow.experimental.numpy.{leaf}" for leaf in _HELPER_LEAVES),
-    "torch": tuple(f"torch.{leaf}" for leaf in _HELPER_LEAVES)
-    + tuple(f"torch.{leaf}" for leaf in "clamp eq ne gt ge lt le as_tensor".split()),
-}
-
-# Tensor methods: torch's catalog methods plus a few harmless ones. TF/JAX arrays simply lack most.
-_EXTRA_METHODS = ("where", "abs", "clamp", "clip", "pow", "square", "detach", "sum", "exp")
+# Tensor methods: the elementwise math and casts, and torch's catalog methods. TF/JAX arrays lack most.
+_EXTRA_METHODS = ("where", "pow", "detach", "sum", *CAST_METHODS, *ELEMENTWISE_LEAVES)
 
 
 def _root_framework(name: str) -> str | None:
@@ -73,8 +50,9 @@ def _build() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
             for fw, qualified in entry.names.items():
                 if fw in BACKENDS:
                     names[fw].update(qualified)
+    elementwise = (f"{module}.{leaf}" for modules in ELEMENTWISE_MODULES.values() for module in modules for leaf in ELEMENTWISE_LEAVES)
     # GRADIENT_SAFE and BOUNDED_BELOW also list optax, jax_md, keras...: keep only the executable roots.
-    for name in (*GRADIENT_SAFE, *BOUNDED_BELOW_FUNCTIONS, *(n for h in _HELPERS.values() for n in h)):
+    for name in (*GRADIENT_SAFE, *BOUNDED_BELOW_FUNCTIONS, *SHAPE_ONLY, *elementwise):
         fw = _root_framework(name)
         if fw:
             names[fw].add(name)
@@ -83,8 +61,9 @@ def _build() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
         for entry in table:
             methods.update(entry.methods.get("torch", ()))
     methods.update(GRADIENT_SAFE_METHODS.get("torch", ()))
-    # Every name is checked against its root framework too, so "torch.x" can never be allowed for jax.
-    return {fw: frozenset(n for n in ns if _root_framework(n) == fw) for fw, ns in names.items()}, frozenset(methods)
+    # Every name is checked against its root framework too, so "torch.x" can never be allowed for jax;
+    # and nothing random: the fixed and the original code must see the same values.
+    return {fw: frozenset(n for n in ns if _root_framework(n) == fw and not RANDOM_NAME.search(n)) for fw, ns in names.items()}, frozenset(methods)
 
 
 FUNCTIONS, METHODS = _build()

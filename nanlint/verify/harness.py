@@ -29,7 +29,7 @@ from nanlint.analysis.syntax import is_number, number
 from nanlint.catalog.tables import OP_INDEX, canonical_names
 from nanlint.diagnostics import Diagnostic
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
-from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing  # noqa: F401
+from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, VERIFIED_SELECT_ONLY, Status, Verification
 
 # Frameworks whose findings can be verified; each is installed by the extra of the same name.
 BACKENDS = {"jax": "jax", "tensorflow": "tensorflow", "torch": "torch"}
@@ -37,26 +37,6 @@ REGULAR_PROBES = (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)
 MAX_PROBES_PER_VARIABLE = 14
 MAX_GRID = 4096
 MEMORY_LIMIT_BYTES = 12 * 1024**3
-
-
-@dataclass
-class Verification:
-    status: str
-    backend: Optional[str]
-    leak_reproduced: bool = False
-    reason: Optional[str] = None
-    probes: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "backend": self.backend,
-            "leak_reproduced": self.leak_reproduced,
-            "reason": self.reason,
-            "notes": self.notes,
-            "probes": self.probes,
-        }
 
 
 @dataclass
@@ -90,7 +70,10 @@ def build_jobs(result, outcome) -> tuple[list[_Job], dict[int, Verification]]:
         try:
             if fixed_detector is None:
                 fixed_detector = analyse_whole_file(outcome.source, result.detector.catalog)
-            built = _build_job(group, result.detector, fixed_detector, outcome.to_final(offset))
+            # Found again by where it ends: a fix may rewrite the start of a select (its receiver, a
+            # statement put before it), never its closing parenthesis.
+            end = result.detector.span(group[0].site.select)[1]
+            built = _build_job(group, result.detector, fixed_detector, outcome.to_final(end))
         except (Untranslatable, cst.ParserSyntaxError) as error:
             built = Verification(UNVERIFIABLE, BACKENDS.get(group[0].site.framework), reason=str(error))
         if isinstance(built, Verification):
@@ -100,7 +83,7 @@ def build_jobs(result, outcome) -> tuple[list[_Job], dict[int, Verification]]:
     return jobs, verdicts
 
 
-def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fixed_offset: int) -> _Job | Verification:
+def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fixed_end: int) -> _Job | Verification:
     site: LeakSite = group[0].site
     backend = BACKENDS.get(site.framework)
     if backend is None:
@@ -116,7 +99,7 @@ def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fix
         "cond": translator.tree(true.cond),
         "true": translator.tree(true.expr),
         "false": translator.tree(false.expr),
-        "fixed": _fixed_tree(detector, fixed, fixed_offset, locals_),
+        "fixed": _fixed_tree(detector, fixed, fixed_end, locals_),
     }
     if trees["fixed"] == trees["original"]:
         return Verification(UNVERIFIABLE, backend, reason="no fix was applied to this select (none is offered, or it is not applicable)")
@@ -136,12 +119,13 @@ def _inline(scope, place: Place, locals_: set[str], introduced: set[str]) -> dic
     return out
 
 
-def _fixed_tree(detector: Detector, fixed: Detector, offset: int, locals_: set[str]) -> list:
-    """The same select in the fixed text, with the names the fixes introduced (`ok = ...`) inlined."""
+def _fixed_tree(detector: Detector, fixed: Detector, end: int, locals_: set[str]) -> list:
+    """The same select in the fixed text (the call that ends at `end`), with the names the fixes
+    introduced (`ok = ...`) inlined."""
     scopes = [detector.index.module_scope, *detector.index.scope_of.values()]
     known = {name for scope in scopes for name in scope.bindings}
     for call, scope in fixed.index.calls:
-        if fixed.span(call)[0] == offset:
+        if fixed.span(call)[1] == end:
             place = fixed.place(call)
             introduced = {name for name in scope.bindings if name not in known}
             return Translator(fixed.code, scope, place, _inline(scope, place, locals_, introduced)).tree(call)
@@ -177,10 +161,13 @@ def _arg_shift(arg: cst.BaseExpression) -> float:
 
 
 # --- running ------------------------------------------------------------------------------------------
-def check_backends(backends: set[str]) -> None:
-    for backend in sorted(backends):
-        if importlib.util.find_spec(backend) is None:
-            raise BackendMissing(f"verifying {backend} code needs {backend}: pip install 'nanlint[{backend}]'")
+def installed(backend: str) -> bool:
+    return importlib.util.find_spec(backend) is not None
+
+
+def missing(backend: str) -> str:
+    """Why findings of a framework that is not installed are not verified, and what to do."""
+    return f"{backend} is not installed: pip install 'nanlint[{backend}]'"
 
 
 def run_worker(request: dict, timeout_s: float) -> dict:
@@ -221,9 +208,11 @@ def verify(files: list[tuple], *, dtype: str = "float32", timeout_s: float = DEF
         file_jobs, verdicts = build_jobs(result, outcome)
         jobs += file_jobs
         results.update(verdicts)
-    check_backends({job.backend for job in jobs})
     for backend in sorted({job.backend for job in jobs}):
         batch = [job for job in jobs if job.backend == backend]
+        if not installed(backend):  # the other frameworks' findings are verified all the same
+            results.update({id(d): Verification(UNVERIFIABLE, backend, reason=missing(backend)) for job in batch for d in job.diagnostics})
+            continue
         request = {
             "backend": backend,
             "dtype": dtype,
@@ -231,6 +220,8 @@ def verify(files: list[tuple], *, dtype: str = "float32", timeout_s: float = DEF
             "jobs": [{"id": str(i), "variables": job.variables, "trees": job.trees} for i, job in enumerate(batch)],
         }
         response = run_worker(request, timeout_s)
+        if response.get("error") == f"backend not installed: {backend}":  # found, but it does not import
+            response = {"error": missing(backend)}
         answers = {r.get("id"): r for r in response.get("results", [])}
         for i, job in enumerate(batch):
             answer = answers.get(str(i)) or {"error": response.get("error", "no answer from the worker")}
@@ -243,7 +234,11 @@ def verify(files: list[tuple], *, dtype: str = "float32", timeout_s: float = DEF
 def judge(job: _Job, answer: dict) -> Verification:
     if "error" in answer:
         return Verification(UNVERIFIABLE, job.backend, reason=answer["error"])
-    trees = answer["trees"]
+    trees = answer.get("trees", {})
+    without = [label for label in ("original", "fixed", "true", "false") if "grad" not in trees.get(label, {})]
+    if without:
+        # A select of integers or booleans has no gradient: nothing can leak through it.
+        return Verification(UNVERIFIABLE, job.backend, reason=f"the {without[0]} expression has no gradient (its value is not a floating-point tensor)")
     names = list(job.variables)
     count = len(job.variables[names[0]])
     before, after = trees["original"], trees["fixed"]
@@ -268,20 +263,34 @@ def judge(job: _Job, answer: dict) -> Verification:
             if differentiable and not finite(grads_before[n]):
                 reproduced = True
         probes.append({"point": point, "value": value_before, "grad_before": grads_before, "grad_after": grads_after, "selected_differentiable": differentiable})
-    notes = _eager_notes(job, answer)
+    notes = _second_mode_notes(job, answer)
     if failures:
         return Verification(FAILED, job.backend, reproduced, failures[0], probes, notes)
     reason = None if reproduced else "the leak did not reproduce at the probe points"
     return Verification(VERIFIED, job.backend, reproduced, reason, probes, notes)
 
 
-def _eager_notes(job: _Job, answer: dict) -> list[str]:
+def _second_mode_notes(job: _Job, answer: dict) -> list[str]:
+    """What TensorFlow's eager mode or torch.compile shows that the verifying mode does not."""
+    notes = []
+    trees = answer["trees"]
     eager = answer.get("eager", {}).get("original", {}).get("grad")
-    if not eager:
-        return []
-    xla = answer["trees"]["original"]["grad"]
-    hidden = any(not finite(xla[n][i]) and finite(eager[n][i]) for n in xla for i in range(len(xla[n])))
-    return ["TensorFlow eager mode hides this leak: only XLA (jit_compile=True) shows the NaN"] if hidden else []
+    if eager and _nan_only_in(trees["original"]["grad"], eager):
+        notes.append("TensorFlow eager mode hides this leak: only XLA (jit_compile=True) shows the NaN")
+    compiled = answer.get("compiled", {})
+    if compiled.get("fixed", {}).get("grad") is not None:
+        if _nan_only_in(compiled["fixed"]["grad"], trees["fixed"]["grad"]):
+            notes.append("under torch.compile the fixed gradient is still NaN at some probe")
+        else:
+            notes.append("torch.compile agrees: the fixed gradient is finite where autograd's is")
+    if "second_mode_error" in answer:
+        notes.append(f"not run in a second mode: {answer['second_mode_error']}")
+    return notes
+
+
+def _nan_only_in(grads: dict, others: dict) -> bool:
+    """Some gradient is not finite in `grads` where it is in `others`."""
+    return any(not finite(grads[n][i]) and finite(others[n][i]) for n in grads for i in range(len(grads[n])))
 
 
 def finite(value) -> bool:

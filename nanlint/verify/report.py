@@ -9,10 +9,11 @@ from rich.console import Console
 from rich.table import Table
 
 from nanlint.diagnostics import Diagnostic
-from nanlint.verify.harness import FAILED, VERIFIED, Verification, finite
+from nanlint.verify.harness import finite
+from nanlint.verify.verdicts import Status, Verification
 
 MAX_ROWS = 8
-STATUS_STYLE = {VERIFIED: "bold green", FAILED: "bold red"}
+STATUS_STYLE = {Status.VERIFIED: "bold green", Status.VERIFIED_SELECT_ONLY: "green", Status.FAILED: "bold red"}
 
 
 def render(pairs: list[tuple[Diagnostic, Verification]], *, color: bool, width: int = 100) -> str:
@@ -22,7 +23,7 @@ def render(pairs: list[tuple[Diagnostic, Verification]], *, color: bool, width: 
         cell = "" if diagnostic.cell is None else f"cell {diagnostic.cell}:"
         where = f"{diagnostic.filename}:{cell}{diagnostic.location.row}:{diagnostic.location.column}"
         console.print(f"{where}: {diagnostic.code} ", end="")
-        console.print(verification.status, style=STATUS_STYLE.get(verification.status, "bold yellow"), end="")
+        console.print(verification.status.value, style=STATUS_STYLE.get(verification.status, "bold yellow"), end="")
         backend = f" ({verification.backend}, XLA)" if verification.backend in ("jax", "tensorflow") else (f" ({verification.backend})" if verification.backend else "")
         console.print(backend + (f": {verification.reason}" if verification.reason else ""))
         if verification.probes:

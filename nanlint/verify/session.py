@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Callable
 
 from nanlint.fix.apply import FixOutcome, fix_source
 from nanlint.files import FileResult
-from nanlint.verify.harness import VERIFIED, Verification, select_groups, verify
+from nanlint.verify.harness import select_groups, verify
+from nanlint.verify.verdicts import Status, Verification
 
 if TYPE_CHECKING:  # the checker drives fixing; fixing needs only its check_source
     from nanlint.check import Checker
@@ -50,7 +51,7 @@ class VerifiedRun:
             for d in candidates:
                 start = detector.span(d.site.select)[0]
                 verdict = _innermost(spans, outcome.to_original(start))
-                if verdict is not None and verdict.status == VERIFIED:
+                if verdict is not None and verdict.status is Status.VERIFIED:
                     allowed.add(id(d))
             return allowed
 

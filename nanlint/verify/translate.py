@@ -15,7 +15,7 @@ import libcst as cst
 
 from nanlint.analysis.names import Place, Scope, binding_at, qualified_name
 from nanlint.analysis.syntax import is_number
-from nanlint.catalog.tables import framework_of
+from nanlint.catalog.tables import RANDOM_NAME, framework_of
 
 Tree = list[Any]
 
@@ -123,6 +123,9 @@ class Translator:
         qualified = qualified_name(node.func, self.scope, self.place)
         if (qualified is None and not isinstance(node.func, cst.Attribute)) or (qualified is not None and framework_of(qualified) is None):
             raise Untranslatable(f"calls `{_short(self.code_for(node.func))}`, which is not a framework function; nanlint never runs user code")
+        name = qualified or node.func.attr.value
+        if RANDOM_NAME.search(name):
+            raise Untranslatable(f"calls `{_short(self.code_for(node.func))}`, whose values are random: the fixed code cannot be compared with the original")
         receiver = self.tree(node.func.value) if qualified is None else None
         if any(a.star for a in node.args):
             raise Untranslatable("a call with *args or **kwargs")

@@ -7,7 +7,8 @@ eval/exec and never imports user modules.
 
 Gradients are taken in reverse mode under XLA (`jax.jit`, `tf.function(jit_compile=True)`), because TF
 eager mode hides the sqrt/rsqrt/reciprocal leak. TensorFlow also reports eager gradients, as information.
-torch has no XLA path here: plain autograd.
+torch has no XLA path here: autograd decides, and the original and fixed trees are also run under
+`torch.compile` (where it runs: on the CPU it needs a C compiler), as information.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
 }
 DTYPES = ("float16", "bfloat16", "float32", "float64")
 MAX_DEPTH = 100
-# The trees whose TensorFlow eager gradients are reported next to the XLA ones.
-EAGER_TREES = ("original", "fixed")
+# The trees whose gradients are also reported in a framework's second mode (TF eager, torch.compile).
+SECOND_MODE_TREES = ("original", "fixed")
 
 
 class TreeError(ValueError):
@@ -146,6 +147,7 @@ class _Backend:
     """One framework: turns (tree, inputs) into the value and the reverse-mode gradients."""
 
     name = ""
+    second_mode: Optional[str] = None  # a second way to run the original and fixed trees, as information
 
     def __init__(self, dtype: str) -> None:
         self.dtype = dtype
@@ -161,8 +163,9 @@ class _Backend:
     def inputs(self, arrays: list[np.ndarray]) -> list[Any]:
         raise NotImplementedError
 
-    def evaluate(self, tree: Any, names: list[str], inputs: list[Any], floats: list[bool], eager: bool) -> tuple[Any, Optional[list[Any]]]:
-        """(value, gradients of sum(value) for the float inputs, or None for a non-float value)."""
+    def evaluate(self, tree: Any, names: list[str], inputs: list[Any], floats: list[bool], second: bool) -> tuple[Any, Optional[list[Any]]]:
+        """(value, gradients of sum(value) for the float inputs, or None for a non-float value), in
+        the backend's verifying mode or, with `second`, its second mode."""
         raise NotImplementedError
 
     def interpreter(self, names: list[str], xs: tuple) -> _Interpreter:
@@ -200,7 +203,7 @@ class _Jax(_Backend):
     def as_tensor(self, value: Any) -> Any:
         return self.jnp.asarray(value)
 
-    def evaluate(self, tree, names, inputs, floats, eager):
+    def evaluate(self, tree, names, inputs, floats, second):
         jax, jnp = self.jax, self.jnp
 
         def fn(*xs):
@@ -224,6 +227,7 @@ class _Jax(_Backend):
 
 class _TensorFlow(_Backend):
     name = "tensorflow"
+    second_mode = "eager"  # eager mode hides some leaks that XLA shows: reported next to XLA's
 
     def __init__(self, dtype: str) -> None:
         super().__init__(dtype)
@@ -242,7 +246,7 @@ class _TensorFlow(_Backend):
     def as_tensor(self, value: Any) -> Any:
         return self.tf.convert_to_tensor(value)
 
-    def evaluate(self, tree, names, inputs, floats, eager):
+    def evaluate(self, tree, names, inputs, floats, second):
         tf = self.tf
 
         def value_and_grads(*xs):
@@ -258,7 +262,7 @@ class _TensorFlow(_Backend):
             grads = tape.gradient(total, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)
             return value, grads
 
-        if eager:
+        if second:
             return value_and_grads(*inputs)
         key = (json.dumps(tree, sort_keys=True), tuple(names), tuple(floats))
         compiled = self._cached(key, lambda: tf.function(value_and_grads, jit_compile=True))
@@ -268,6 +272,7 @@ class _TensorFlow(_Backend):
 
 class _Torch(_Backend):
     name = "torch"
+    second_mode = "compiled"
 
     def __init__(self, dtype: str) -> None:
         super().__init__(dtype)
@@ -286,13 +291,20 @@ class _Torch(_Backend):
     def as_tensor(self, value: Any) -> Any:
         return self.torch.as_tensor(value)
 
-    def evaluate(self, tree, names, inputs, floats, eager):
+    def evaluate(self, tree, names, inputs, floats, second):
         torch = self.torch
         # Fresh leaves per tree: an in-place method in one tree must not change another tree's inputs.
         xs = [x.clone().requires_grad_(f) for x, f in zip(inputs, floats)]
         watched = [x for x, f in zip(xs, floats) if f]
+
+        def fn(*args):
+            return torch.as_tensor(self.interpreter(names, args).eval(tree))
+
+        if second:
+            key = (json.dumps(tree, sort_keys=True), tuple(names), tuple(floats))
+            fn = self._cached(key, lambda: torch.compile(fn, dynamic=False))
         with torch.enable_grad():
-            value = torch.as_tensor(self.interpreter(names, tuple(xs)).eval(tree))
+            value = fn(*xs)
             if not value.is_floating_point():
                 return value.detach(), None
             if not value.requires_grad or not watched:  # the tree does not depend on any input
@@ -314,12 +326,16 @@ def _force_cpu() -> None:
 
 
 def _one_line(exc: BaseException) -> str:
+    """The cause, on one line: an error whose message carries a traceback of its own (TensorFlow's
+    StagingError quotes the user code it traced) is named by its last line, where the cause is."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     if isinstance(exc, (NotAllowed, TreeError)):
-        text = str(exc)
+        text = " ".join(lines)
+    elif len(lines) > 1 and any(line.startswith("File ") for line in lines):
+        text = f"{type(exc).__name__}: {lines[-1]}"
     else:
-        text = f"{type(exc).__name__}: {exc}"
-    text = " ".join(text.split())
-    return text[:400] or type(exc).__name__
+        text = f"{type(exc).__name__}: {' '.join(lines)}" if lines else type(exc).__name__
+    return text[:300]
 
 
 def _to_numpy(tensor: Any) -> np.ndarray:
@@ -353,15 +369,21 @@ def _run_job(backend: _Backend, job: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"id": job.get("id"), "trees": {}}
     with backend.context():
         inputs = backend.inputs(arrays)
-        modes = [("trees", False)] + ([("eager", True)] if backend.name == "tensorflow" else [])
-        for section, eager in modes:
+        modes = [("trees", False)] + ([(backend.second_mode, True)] if backend.second_mode and job.get("second_mode", True) else [])
+        for section, second in modes:
             for label, tree in trees.items():
-                if tree is None or (eager and label not in EAGER_TREES):
+                if tree is None or (second and label not in SECOND_MODE_TREES):
                     continue
-                value, grads = backend.evaluate(tree, names, inputs, floats, eager)
-                if eager:
+                try:
+                    value, grads = backend.evaluate(tree, names, inputs, floats, second)
+                except Exception as exc:
+                    if not second:
+                        raise
+                    out.setdefault("second_mode_error", f"{section}: {_one_line(exc)}")  # information only
+                    continue
+                if second:
                     if grads is not None:
-                        out.setdefault("eager", {})[label] = {"grad": _grad_dict(float_names, grads)}
+                        out.setdefault(section, {})[label] = {"grad": _grad_dict(float_names, grads)}
                     continue
                 result: dict[str, Any] = {"value": _to_list(_to_numpy(value), n)}
                 if grads is not None:
