@@ -29,6 +29,8 @@ class Binding:
     imported: Optional[str] = None
     # The assigned expression for `name = value` / `name := value`, else None (parameters, loops, ...).
     value: Optional[cst.BaseExpression] = None
+    # `name += value`: the statement (its operator and value apply to the binding before it).
+    augmented: Optional[cst.AugAssign] = None
 
 
 @dataclass(eq=False)
@@ -175,7 +177,8 @@ class ScopeIndex:
             if node.value is not None:
                 self._bind_target(scope, node.target, after, value=node.value)
         elif kind is cst.AugAssign:
-            self._bind_target(scope, node.target, after)
+            if isinstance(node.target, cst.Name):
+                scope.bind(Binding(node.target.value, after, augmented=node))
         elif kind is cst.NamedExpr:
             self._bind_target(scope, node.target, after, value=node.value)
 
@@ -217,9 +220,11 @@ class ScopeIndex:
         if isinstance(target, cst.Name):
             scope.bind(Binding(target.value, place, value=value))
         elif isinstance(target, (cst.Tuple, cst.List)):
-            # Unpacking: each name is bound, but to an unknown part of the value.
-            for element in target.elements:
-                self._bind_target(scope, element.value, place)
+            # Unpacking: each name is bound to its part of a literal tuple (`a, b = x, 2 * x`), else
+            # to an unknown part of the value.
+            parts = _literal_parts(value, len(target.elements))
+            for element, part in zip(target.elements, parts):
+                self._bind_target(scope, element.value, place, value=part)
         elif isinstance(target, cst.StarredElement):
             self._bind_target(scope, target.value, place)
 
@@ -266,6 +271,14 @@ _PLAIN = frozenset(
     }
 )
 _BIND_ON_LEAVE = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr})
+
+
+def _literal_parts(value: Optional[cst.BaseExpression], count: int) -> list[Optional[cst.BaseExpression]]:
+    """The elements of a literal tuple or list of `count` plain elements, else unknowns."""
+    if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == count:
+        if all(isinstance(element, cst.Element) for element in value.elements):
+            return [element.value for element in value.elements]
+    return [None] * count
 
 
 def binding_at(scope: Scope, name: str, at: Place) -> Optional[Binding]:
