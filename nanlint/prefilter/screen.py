@@ -22,7 +22,7 @@ from typing import Iterator, Optional, Sequence
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS, Arg, SelectFunction
 from nanlint.limits import MAX_DEPTH, MAX_INDIRECTION
-from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, start_position
+from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, start_position, walk
 from nanlint.prefilter.textscan import Imports
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -35,6 +35,7 @@ class Reported:
 
     clamp_branches: bool  # NAN101: a clamp's own operand
     clamp_in_op: bool  # NAN102: a clamp as the argument of an op
+    nan_masks: bool = False  # NAN201: a where that tests for NaN, and a replacement (`nan_to_num`), are kept
 
 
 @dataclass
@@ -44,6 +45,7 @@ class _SelectCall:
     method_form: bool
     taker: Optional[ast.Call]  # the call that takes this one as an argument or receiver
     scope: Optional[ast.AST]  # the innermost function, lambda or class holding it
+    replacement: bool = False  # a NaN replacement (`nan_to_num`), not a select
 
 
 class Screen:
@@ -55,6 +57,7 @@ class Screen:
         self.select_methods, self.op_methods = catalog.method_names(imports.frameworks)
         self._selects = _Lookup(catalog.select, catalog.select_function_leaves, imports)
         self._ops = _Lookup(catalog.op, catalog.op_function_leaves, imports)
+        self._masks = _NanMasks(catalog, imports) if reported.nan_masks else None
 
     def may_hold_finding(self, node: ast.AST, module_level: bool = False, at: Optional[Sequence[Position]] = None, walrus: bool = True) -> bool:
         """Whether the detector could report anything in `node` (a function, class member or statement).
@@ -67,6 +70,8 @@ class Screen:
         """
         assignments: dict[int, dict[str, list[tuple[Position, ast.expr]]]] = {}
         for found in self._select_calls(node, at):
+            if self._masks is not None and self._masks.may_mask(found):
+                return True  # NAN201: what the value comes from is the detector's to follow
             kind = found.select.kind if found.select is not None else None
             if kind == "clamp" or kind is None:
                 if self.reported.clamp_in_op and found.taker is not None and self._is_op_call(found.taker):
@@ -138,6 +143,8 @@ class Screen:
             return _SelectCall(call, hit[0] if hit else None, True, taker, scope)
         if dotted is not None and dotted[-1] in self._selects.leaves and dotted[0] in self.targets:
             return _SelectCall(call, None, False, taker, scope)  # an alias the catalog may know: maybe
+        if self._masks is not None and self._replaces(dotted, func.attr if type(func) is ast.Attribute else None):
+            return _SelectCall(call, None, False, taker, scope, replacement=True)
         return None
 
     def _reaches_through_locals(self, read: set[str], at: Position, assigned: dict[str, list[tuple[Position, ast.expr]]]) -> bool:
@@ -189,11 +196,20 @@ class Screen:
     def may_call_a_select(self, dotted: Optional[list[str]], name: str) -> bool:
         """The same question asked of the text of a call: `dotted` is its whole dotted name
         (`["jnp", "where"]`), or None when the text does not show where it starts."""
+        if self._masks is not None and (self._replaces(dotted, name) if dotted is not None else name in self._masks.replacements.leaves):
+            return True
         if dotted is None:
             return name in self.select_methods or name in self._selects.leaves
         if len(dotted) > 1 and dotted[-1] in self.select_methods:
             return True
         return self._selects.entry(self._qualified_candidates(dotted, self._selects)) is not None
+
+    def _replaces(self, dotted: Optional[list[str]], method: Optional[str]) -> bool:
+        """NAN201: a NaN replacement, through the imports (`jnp.nan_to_num`) or as a tensor method (`x.nan_to_num()`)."""
+        masks = self._masks
+        if method in masks.methods:
+            return True
+        return dotted is not None and masks.replacements.entry(self._qualified_candidates(dotted, masks.replacements)) is not None
 
     def _qualified_candidates(self, dotted: list[str], lookup: "_Lookup") -> list[str]:
         """The qualified names a dotted call may stand for, through the file's imports."""
@@ -221,6 +237,33 @@ class _Lookup:
             if self._known[qualified] is not None:
                 return self._known[qualified]
         return None
+
+
+class _NanMasks:
+    """NAN201's part of the screen: a NaN replacement may hold a finding, and so may a select in code
+    that calls a NaN test (by last name, aliases included) or compares a value with itself: the test
+    may sit in the select's condition or in a local it reads."""
+
+    def __init__(self, catalog: Catalog, imports: Imports) -> None:
+        self.replacements = _Lookup(catalog.replacement, catalog.replacement_leaves, imports)
+        self.methods = catalog.replacement_methods(imports.frameworks)
+        self.tests = catalog.nan_test_leaves | {alias for alias, name in imports.renamed.items() if name in catalog.nan_test_leaves}
+        self._testing: dict[int, bool] = {}
+
+    def may_mask(self, found: _SelectCall) -> bool:
+        if found.replacement:
+            return True
+        where = found.scope if found.scope is not None else found.call
+        if id(where) not in self._testing:
+            self._testing[id(where)] = any(self._is_test(node) for node in walk(where))
+        return self._testing[id(where)]
+
+    def _is_test(self, node: ast.AST) -> bool:
+        if type(node) is ast.Call:
+            func = node.func
+            return (func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None) in self.tests
+        # `v != v`
+        return type(node) is ast.Compare and len(node.ops) == 1 and ast.dump(node.left) == ast.dump(node.comparators[0])
 
 
 # --- the branches of a select ---------------------------------------------------------------------

@@ -14,6 +14,9 @@ from nanlint.catalog.tables import (
     BOUNDED_BELOW_FUNCTIONS,
     GRADIENT_SAFE,
     GRADIENT_SAFE_METHODS,
+    NAN_PRESERVING,
+    NAN_REPLACEMENTS,
+    NAN_TESTS,
     OPS,
     SELECTS,
     canonical_names,
@@ -56,6 +59,13 @@ _HELPERS: dict[str, tuple[str, ...]] = {
     "torch": tuple(f"torch.{leaf}" for leaf in _HELPER_LEAVES)
     + tuple(f"torch.{leaf}" for leaf in "clamp eq ne gt ge lt le as_tensor".split()),
 }
+# What a NaN mask (NAN201) is rebuilt from: the computation a value passes through on its way to the
+# mask (reductions, reshapes, products, activations: pure tensor math) in each framework's modules.
+_PASSING_MODULES = {
+    "jax": ("jax.numpy", "jax.nn"),
+    "tensorflow": ("tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.experimental.numpy"),
+    "torch": ("torch", "torch.nn.functional"),
+}
 
 # Tensor methods: torch's catalog methods plus a few harmless ones. TF/JAX arrays simply lack most.
 _EXTRA_METHODS = ("where", "abs", "clamp", "clip", "pow", "square", "detach", "sum", "exp")
@@ -68,7 +78,9 @@ def _root_framework(name: str) -> str | None:
 
 def _build() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     names: dict[str, set[str]] = {fw: set() for fw in BACKENDS}
-    for table in (OPS, SELECTS):
+    for fw, modules in _PASSING_MODULES.items():
+        names[fw].update(f"{module}.{leaf}" for module in modules for leaf in NAN_PRESERVING)
+    for table in (OPS, SELECTS, NAN_TESTS, NAN_REPLACEMENTS):
         for entry in table:
             for fw, qualified in entry.names.items():
                 if fw in BACKENDS:
@@ -78,8 +90,8 @@ def _build() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
         fw = _root_framework(name)
         if fw:
             names[fw].add(name)
-    methods = set(_EXTRA_METHODS)
-    for table in (OPS, SELECTS):
+    methods = set(_EXTRA_METHODS) | NAN_PRESERVING
+    for table in (OPS, SELECTS, NAN_TESTS, NAN_REPLACEMENTS):
         for entry in table:
             methods.update(entry.methods.get("torch", ()))
     methods.update(GRADIENT_SAFE_METHODS.get("torch", ()))
