@@ -14,7 +14,7 @@ from nanlint.prefilter.textscan import scan_imports, spelled_calls
 from nanlint.prefilter.units import top_level_units
 
 NOTHING, UNITS, WHOLE = Verdict.NOTHING, Verdict.UNITS, Verdict.WHOLE
-EVERY_RULE = Reported(clamp_branches=True, clamp_in_op=True)
+EVERY_RULE = Reported(clamp_branches=True, clamp_in_op=True, nan_masks=True)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ALL_FIXTURES = sorted(FIXTURES.glob("**/*.py"))

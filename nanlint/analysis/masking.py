@@ -26,9 +26,9 @@ import libcst as cst
 
 from nanlint.analysis.names import leaf_name
 from nanlint.analysis.tree import code
-from nanlint.analysis.sites import LeakSite, MaskSite, OpUse, SiteKind
+from nanlint.analysis.sites import GuardVerdict, LeakSite, MaskSite, OpUse, SiteKind
 from nanlint.analysis.syntax import arguments, keyword_value, number_literal, positional, string_value
-from nanlint.analysis.values import constant_value
+from nanlint.analysis.values import constant_value, depends_on_data
 from nanlint.catalog.intervals import INF, IntervalSet
 from nanlint.catalog.lookup import BARRIER_METHODS
 from nanlint.catalog.tables import INTEGER_DTYPES, NAN_PRESERVING, NON_DIFFERENTIABLE, framework_of, power_domain
@@ -45,6 +45,10 @@ _COMBINATIONS = frozenset({"logical_and", "logical_or", "any", "all", "reduce_an
 _OPERANDS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BinaryOperation, cst.Integer, cst.Float)
 # Calls whose dtype argument decides whether the result carries a gradient.
 _CASTS = frozenset({"astype", "cast", "to", "type"})
+# Calls that make a tensor of their first argument; the others are its dtype or its shape.
+_CONSTRUCTORS = frozenset({"convert_to_tensor", "asarray", "array", "constant"})
+# Keyword arguments that configure a computation rather than feed it data.
+_CONFIGURATION = frozenset({"dtype", "axis", "axes", "dim", "keepdims", "keepdim", "shape", "name", "device", "out"})
 
 
 def mask_sites(detector: "Detector", make_env: Callable[["Detector", "Scope", int], "_Env"], found: list[LeakSite]) -> list[MaskSite]:
@@ -99,11 +103,18 @@ class _Masks:
         true, false = branches
         for tested, test, finite_where_true, removed in self._tests(true.cond, env, True):
             kept, other = (true, false) if finite_where_true else (false, true)
-            if _bare(tested, detector) == _bare(kept.expr, detector) and not detector._nonfinite_constant(other.expr, env):
+            if _bare(tested, detector) == _bare(kept.expr, detector) and not self._nonfinite(other.expr, env):
                 if not any(node is call for node in detector.index.ancestors(test)):
                     test = true.cond  # the test is a local's value (`bad = isnan(loss)`): report the where's condition
                 return detector._display(call, method_form), framework, method_form, test, kept.expr, removed
         return None
+
+    def _nonfinite(self, node: cst.BaseExpression, env: "_Env") -> bool:
+        """A replacement that is not finite either (`jnp.nan`, `-np.inf`, `dtype(-np.inf)`): no mask of
+        the kind users trust, which makes a value finite."""
+        if isinstance(node, cst.Call) and len(node.args) == 1:
+            node = node.args[0].value  # a cast of the constant
+        return self.detector._nonfinite_constant(node, env)
 
     def replacement(self, call: cst.Call, env: "_Env"):
         detector = self.detector
@@ -118,7 +129,7 @@ class _Masks:
         receiver = call.func.value if method is not None else None
         value = _arg(call, replacement.method_value if method is not None else replacement.value, receiver)
         fill = keyword_value(call, (replacement.fill,)) if replacement.fill else None
-        if value is None or (fill is not None and detector._nonfinite_constant(fill, env)):
+        if value is None or (fill is not None and self._nonfinite(fill, env)):
             return None
         display = f"Tensor.{method}" if method is not None else detector.code(call.func)
         return display, framework, method is not None, call, value, None
@@ -166,41 +177,50 @@ class _Masks:
 
 
 class _Way:
-    """The way a value takes to its mask, walked back to the function's inputs: the producers on it,
-    each (node, its singular-op use or None for a framework function, the domain where its value is finite)."""
+    """The way a value takes to its mask, walked back to the function's inputs. Each step answers
+    whether the value may carry a gradient (some way from it reaches an input without a cut), and
+    records the producers on the way whose inputs may: (node, its singular-op use or None for a
+    framework function, the domain where its value is finite)."""
 
     def __init__(self, detector: "Detector", scope: "Scope") -> None:
         self.detector = detector
         self.catalog = detector.catalog
         self.scope = scope
-        self.seen: set[int] = set()
-        self.found: list[tuple[cst.BaseExpression, Optional[OpUse], Optional[IntervalSet]]] = []
+        self.walked: dict[int, tuple[bool, list]] = {}  # binding -> whether its value may carry a gradient, its producers
+        # (the order the walk reached it in: nearest the mask first, node, use, domain)
+        self.found: list[tuple[int, cst.BaseExpression, Optional[OpUse], Optional[IntervalSet]]] = []
+        self.steps = 0
 
     def producers(self, value: cst.BaseExpression, env: "_Env"):
         self._walk(value, env, 0)
-        return self.found
+        return [found[1:] for found in sorted(self.found, key=lambda f: f[0])]
 
-    def _walk(self, node: cst.BaseExpression, env: "_Env", depth: int) -> None:
+    def _walk(self, node: cst.BaseExpression, env: "_Env", depth: int) -> bool:
+        self.steps += 1
         if isinstance(node, cst.Name):
-            self._local(node, env, depth)
-        elif isinstance(node, cst.Subscript):
-            self._walk(node.value, env, depth)
-        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-            self._walk(node.expression, env, depth)
-        elif isinstance(node, cst.BinaryOperation):
-            self._operator(node, env, depth)
-        elif isinstance(node, cst.IfExp):
-            self._walk(node.body, env, depth)
-            self._walk(node.orelse, env, depth)
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            for element in node.elements:
-                self._walk(element.value, env, depth)
-        elif isinstance(node, cst.Call):
-            self._call(node, env, depth)
-        # Anything else is an input (an attribute, a literal) or carries no gradient (a comparison).
+            return self._local(node, env, depth)
+        if isinstance(node, cst.Subscript):
+            return self._walk(node.value, env, depth)
+        if isinstance(node, cst.UnaryOperation):
+            return isinstance(node.operator, (cst.Minus, cst.Plus)) and self._walk(node.expression, env, depth)
+        if isinstance(node, cst.BinaryOperation):
+            return self._operator(node, env, depth)
+        if isinstance(node, cst.IfExp):
+            return self._any([node.body, node.orelse], env, depth)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return self._any([element.value for element in node.elements], env, depth)
+        if isinstance(node, cst.Call):
+            return self._call(node, env, depth)
+        if isinstance(node, (cst.Comparison, cst.BooleanOperation, cst.Lambda)):
+            return False
+        return depends_on_data(node, env)  # an attribute is an input; a literal or a constant is not
 
-    def _local(self, name: cst.Name, env: "_Env", depth: int) -> None:
-        """A local of this function assigned before: its value is on the way; anything else is an input."""
+    def _any(self, nodes: list[cst.BaseExpression], env: "_Env", depth: int) -> bool:
+        return any([self._walk(node, env, depth) for node in nodes])  # every one walked: each may hold a producer
+
+    def _local(self, name: cst.Name, env: "_Env", depth: int) -> bool:
+        """A local of this function assigned before: its value is on the way; any other name is an
+        input (a parameter, a loop variable), unless it is a constant."""
         binding = env.binding(name)
         if (
             binding is None
@@ -208,61 +228,88 @@ class _Way:
             or binding.imported is not None
             or binding.place >= env.place
             or not any(b is binding for b in self.scope.bindings.get(binding.name, ()))
-            or id(binding) in self.seen
             or depth >= MAX_WAY
         ):
-            return
-        self.seen.add(id(binding))
-        self._walk(binding.value, env.at(binding.place), depth + 1)
+            return depends_on_data(name, env)
+        if id(binding) in self.walked:
+            carries, found = self.walked[id(binding)]
+            for entry in found:  # reached again, maybe by a way no guard is on
+                self._add(*entry)
+            return carries
+        self.walked[id(binding)] = (True, [])  # while it is walked (a loop): it may
+        before = len(self.found)
+        carries = self._walk(binding.value, env.at(binding.place), depth + 1)
+        self.walked[id(binding)] = (carries, self.found[before:])
+        return carries
 
-    def _operator(self, node: cst.BinaryOperation, env: "_Env", depth: int) -> None:
+    def _operator(self, node: cst.BinaryOperation, env: "_Env", depth: int) -> bool:
         if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor, cst.FloorDivide)):
-            return  # booleans and integer results carry no gradient
+            return False  # booleans and integer results carry no gradient
+        reached = self.steps
+        carries = self._any([node.left, node.right], env, depth)
         use = self.detector._operator_use(node, env)
-        if use is not None:
-            self._produced_by(node, use, env)
-        self._walk(node.left, env, depth)
-        self._walk(node.right, env, depth)
+        if use is not None and carries:
+            self._produced_by(reached, node, use, env)
+        return carries
 
-    def _call(self, call: cst.Call, env: "_Env", depth: int) -> None:
+    def _call(self, call: cst.Call, env: "_Env", depth: int) -> bool:
         detector, catalog = self.detector, self.catalog
         qualified = env.qualified(call.func)
         method = detector._method(call, qualified, env)
-        if catalog.is_barrier(qualified) or method in BARRIER_METHODS or _to_integer(call, qualified or method or ""):
-            return
+        leaf = method if method is not None else (qualified or "").rsplit(".", 1)[-1]
+        if catalog.is_barrier(qualified) or method in BARRIER_METHODS or _to_integer(call, leaf):
+            return False
         resolved = detector._resolve_select(call, env)
         if resolved is not None:
-            for branch in detector._branches(call, resolved[0], resolved[2]):
-                self._walk(branch.expr, env, depth)
-            return
-        applied = detector._op_applied(call, env)
-        if applied is not None:
-            use = detector._call_use(call, env)
-            if use is not None:
-                self._produced_by(call, use, env)
-        else:
-            leaf = method if method is not None else (qualified or "").rsplit(".", 1)[-1]
-            if qualified is None and method is None:
-                return  # a call of user code: an input, as far as this function shows
-            if leaf in NON_DIFFERENTIABLE or ".random." in (qualified or ""):
-                return
-            if method is not None and leaf not in NAN_PRESERVING and catalog.method_replacement(leaf, detector.imported_frameworks) is None:
-                return  # a method nanlint does not know: of user code, as far as it can tell
-            if qualified is not None and framework_of(qualified) not in catalog.frameworks:
-                return  # plain NumPy, or a framework that is off: not differentiated
-            if qualified is not None and not (leaf in NAN_PRESERVING or catalog.is_safe(qualified) or catalog.replacement(qualified)):
-                self._add(call, None, None)
-        for value in arguments(call) + ([call.func.value] if method is not None else []):
-            self._walk(value, env, depth)
+            return self._select(call, resolved, env, depth)
+        if qualified is None and method is None:
+            return True  # a call of user code: an input, as far as this function shows
+        if leaf in NON_DIFFERENTIABLE or ".random." in (qualified or ""):
+            return False
+        known = detector._op_applied(call, env) is not None or leaf in NAN_PRESERVING or catalog.replacement(qualified) is not None
+        if method is not None and not (known or catalog.method_replacement(leaf, detector.imported_frameworks)):
+            return True  # a method nanlint does not know: of user code, as far as it can tell
+        if qualified is not None and framework_of(qualified) not in catalog.frameworks:
+            return False  # plain NumPy, or a framework that is off: not differentiated
+        reached = self.steps
+        carries = self._any(_data(call, leaf, method is not None), env, depth)
+        use = detector._call_use(call, env)
+        if use is not None and carries:
+            self._produced_by(reached, call, use, env)
+        elif carries and qualified is not None and not (known or catalog.is_safe(qualified)):
+            self._add(reached, call, None, None)  # a framework function nanlint cannot see into
+        return carries
 
-    def _produced_by(self, node: cst.BaseExpression, use: OpUse, env: "_Env") -> None:
+    def _select(self, call: cst.Call, resolved, env: "_Env", depth: int) -> bool:
+        """Each branch; a branch whose condition keeps an op's pole unselected (the guard NAN001 and
+        NAN002 judge) keeps that op's non-finite values out of the select's value."""
+        carries = False
+        for branch in self.detector._branches(call, resolved[0], resolved[2]):
+            before = len(self.found)
+            carries |= self._walk(branch.expr, env, depth)
+            self.found[before:] = [f for f in self.found[before:] if f[2] is None or not self._guards(branch, f[2], env)]
+        return carries
+
+    def _guards(self, branch, use: OpUse, env: "_Env") -> bool:
+        return branch.cond is not None and self.detector._guard_verdict(branch, use, env)[0] is GuardVerdict.LEAK
+
+    def _produced_by(self, reached: int, node: cst.BaseExpression, use: OpUse, env: "_Env") -> None:
         domain = _domain(use, env)
         if domain is None or not domain.complement().is_empty():
-            self._add(node, use, domain)  # an op whose value is always finite (cbrt, arctan2) makes no NaN
+            self._add(reached, node, use, domain)  # an op whose value is always finite (cbrt, arctan2) makes no NaN
 
-    def _add(self, node, use, domain) -> None:
-        if all(node is not found for found, _, _ in self.found):
-            self.found.append((node, use, domain))
+    def _add(self, reached: int, node, use, domain) -> None:
+        if all(node is not found[1] for found in self.found):
+            self.found.append((reached, node, use, domain))
+
+
+def _data(call: cst.Call, leaf: str, method: bool) -> list[cst.BaseExpression]:
+    """What a call computes from: its arguments and a method's receiver, not its configuration
+    (`dtype=`, `axis=`) and not the dtype a cast is given."""
+    receiver = [call.func.value] if method else []
+    if leaf in _CASTS or leaf in _CONSTRUCTORS:
+        return receiver or positional(call)[:1] or [v for v in (keyword_value(call, ("x", "value", "input", "a")),) if v is not None]
+    return receiver + [arg.value for arg in call.args if arg.keyword is None or arg.keyword.value not in _CONFIGURATION]
 
 
 def domain_condition(arg: cst.BaseExpression, domain: Optional[IntervalSet]) -> Optional[cst.BaseExpression]:

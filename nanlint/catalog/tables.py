@@ -798,7 +798,7 @@ NAN_PRESERVING: frozenset[str] = frozenset(
     reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_logsumexp
     reshape ravel flatten squeeze expand_dims unsqueeze transpose swapaxes moveaxis permute view contiguous
     concatenate concat stack hstack vstack split tile repeat broadcast_to gather take take_along_axis pad roll
-    flip clone copy identity astype cast to float double half type type_as asarray convert_to_tensor array
+    flip clone copy identity astype cast to float double half type type_as asarray convert_to_tensor array constant add_n
     matmul dot vdot einsum tensordot inner outer mm bmm
     add subtract multiply negative neg sub mul abs absolute square
     tanh sigmoid relu relu6 leaky_relu elu selu celu gelu silu swish softplus softsign log_sigmoid
@@ -814,7 +814,7 @@ NON_DIFFERENTIABLE: frozenset[str] = frozenset(
     equal not_equal greater greater_equal less less_equal isclose allclose any all
     logical_and logical_or logical_not logical_xor isnan isinf isfinite isposinf isneginf is_nan is_inf is_finite
     zeros_like ones_like empty_like full_like zeros ones empty full arange linspace eye
-    shape size ndim rank numel item tolist numpy long int short byte bool
+    shape size ndim rank numel item tolist numpy long int short byte bool tensor
     stop_gradient detach
     """.split()
 )

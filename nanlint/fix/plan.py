@@ -72,8 +72,14 @@ class FixPlanner:
         self.source = source
         self._taken: set[str] = set()
         self._all_names: Optional[set[str]] = None
+        self._planned: dict[int, Optional[Fix]] = {}  # by site: a NaN mask defers to its producer's fix
 
     def plan(self, site: Site, title: str) -> Optional[Fix]:
+        fix = self._plan(site, title)
+        self._planned[id(site)] = fix
+        return fix
+
+    def _plan(self, site: Site, title: str) -> Optional[Fix]:
         if not BY_KIND[site.kind].FIXABLE:
             return None
         if isinstance(site, MaskSite):
@@ -134,9 +140,10 @@ class FixPlanner:
     def _fix_producer(self, site: MaskSite, title: str) -> Fix:
         """NAN201: no fix masks a value after the fact. When its producer is a singular op on an argument
         nanlint can see, offer that op's double where (unsafe), keeping the argument where the op's value
-        is finite; when another rule reports the op, its fix is the one (the findings point at each other)."""
+        is finite; when another rule's finding on the op (planned before) has a fix, that is the one."""
         use = site.use
-        if site.linked is not None and BY_KIND[site.linked.kind].FIXABLE:
+        linked = self._planned.get(id(site.linked)) if site.linked is not None else None
+        if linked is not None and linked.applicability is not Applicability.DISPLAY_ONLY:
             return Fix(Applicability.DISPLAY_ONLY, f"{title}: apply the {BY_KIND[site.linked.kind].CODE} fix of this op")
         if use is None or not use.op.elementwise:
             return Fix(Applicability.DISPLAY_ONLY, title)

@@ -109,7 +109,7 @@ def _mask_diagnostic(site: MaskSite, detector: Detector, filename: str) -> Diagn
         )
     if site.linked is not None:
         other = BY_KIND[site.linked.kind].CODE
-        related.append(Related(f"`{facts['producer']}` is also reported as {other} here: its fix masks the op's argument", *_primary(site.linked, detector)))
+        related.append(Related(f"`{facts['producer']}` is also reported here, as {other}", *_primary(site.linked, detector)))
     return Diagnostic(
         code=rule.CODE,
         name=rule.NAME,

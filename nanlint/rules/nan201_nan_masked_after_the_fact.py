@@ -15,7 +15,9 @@ class NanMaskedAfterTheFact(Rule):
     framework calls, to the function's inputs. It is a singular op that nothing guards (`log(p)` at
     `p = 0`, `a / b` at `b = 0`, `sqrt(x)` below 0, `exp(x)` where it overflows), or a framework
     function nanlint cannot see into (`F.cross_entropy(...)`), unless it only passes a NaN through
-    (reductions, reshapes, casts, products, smooth activations). The way back ends at:
+    (reductions, reshapes, casts, products, smooth activations). An op in a `where` branch whose
+    condition keeps its pole unselected (`where(p > 0, log(p), 0.0)`) makes no non-finite value that
+    reaches the mask: NAN001 reports its gradient. The way back ends at:
     - the function's parameters, attributes and module names: masking *inputs* (data, labels, a value
       computed elsewhere) is the remedy this rule recommends, not the bug, and nanlint cannot see how
       they were computed;
@@ -67,8 +69,9 @@ class NanMaskedAfterTheFact(Rule):
     `sqrt(x)`, `n != 0` for `t / n`): that changes no value the mask keeps, and masks every element
     whose value is not finite. It is unsafe because the elements the mask replaced now get the op's
     value at the safe point, carried through the rest of the computation, instead of the mask's
-    replacement. When another rule reports the same op (NAN001, NAN002), that finding's fix is the
-    one to apply, and the two findings point at each other. Ops whose domain is no such condition
+    replacement. When another rule reports the same op (NAN002 for a local that a guarded where also
+    reads, NAN401) and offers a fix, that fix is the one to apply, and the two findings point at each
+    other. Ops whose domain is no such condition
     (an overflowing `exp`, `lgamma`'s poles) and framework functions nanlint cannot see into get the
     advice only.
 
@@ -101,6 +104,8 @@ class NanMaskedAfterTheFact(Rule):
         # Nothing in sight can make the value non-finite: arithmetic of inputs, a user function.
         Valid("import jax.numpy as jnp\ndef f(a, b):\n    v = a * b + 1.0\n    return jnp.nan_to_num(v)\n"),
         Valid("import jax.numpy as jnp\ndef f(p, y):\n    loss = loss_fn(p, y)\n    return jnp.where(jnp.isnan(loss), 0.0, loss)\n"),
+        # A where that keeps log's pole out of `lp`: NAN001 reports the leak; no NaN reaches the mask.
+        Valid("import jax.numpy as jnp\ndef f(p):\n    lp = jnp.where(p > 0, jnp.log(p), 0.0)\n    return jnp.where(jnp.isnan(lp), 0.0, lp)\n"),
         # A mask to a value that is not finite either, and a test of another value.
         Valid("import jax.numpy as jnp\ndef f(p):\n    v = jnp.log(p)\n    return jnp.where(jnp.isfinite(v), v, -jnp.inf)\n"),
         Valid("import jax.numpy as jnp\ndef f(p, h):\n    r = 1.0 / p\n    return jnp.where(jnp.isfinite(r), h, 0.0)\n"),
@@ -130,6 +135,11 @@ class NanMaskedAfterTheFact(Rule):
         Invalid("import torch\ndef f(p):\n    loss = torch.log(p).mean()\n    return torch.where(torch.isfinite(loss), loss, torch.zeros_like(loss))\n", line=4),
         Invalid("import torch\ndef f(p):\n    return torch.nan_to_num(torch.log(p))\n", line=3),
         Invalid("import torch\ndef f(p):\n    return p.log().nan_to_num()\n", line=3, fixed="import torch\ndef f(p):\n    return p.where(p > 0, 1.0).log().nan_to_num()\n"),
-        # The producer is another rule's finding: both are reported, each pointing at the other.
-        Invalid("import jax.numpy as jnp\ndef f(p):\n    lp = jnp.where(p > 0, jnp.log(p), 0.0)\n    return jnp.where(jnp.isnan(lp), 0.0, lp)\n", line=4),
+        # The producer is another rule's finding too: both are reported, each pointing at the other.
+        Invalid("import jax.numpy as jnp\ndef f(p, mask):\n    lp = jnp.where(mask, jnp.log(p), 0.0)\n    return jnp.nan_to_num(lp)\n", line=4),
+        Invalid(
+            "import jax.numpy as jnp\ndef f(p, y):\n    lp = jnp.log(p)\n    clipped = jnp.where(p > 0, lp, 0.0)\n"
+            "    loss = jnp.sum(clipped) - jnp.mean(y * lp)\n    return jnp.where(jnp.isnan(loss), 0.0, loss)\n",
+            line=6,
+        ),
     )

@@ -29,6 +29,7 @@ from nanlint.analysis.syntax import is_number, number
 from nanlint.catalog.tables import OP_INDEX, canonical_names
 from nanlint.diagnostics import Diagnostic
 from nanlint.limits import MAX_WAY
+from nanlint.verify.allowlist import NotAllowed, allowed_name
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, BackendMissing  # noqa: F401
 
@@ -329,17 +330,33 @@ def _build_mask_job(group: list[Diagnostic], site: MaskSite, detector: Detector,
             if fixed_tree != trees["original"]:
                 trees["fixed"] = fixed_tree
             break
+    unknown = sorted(name for name in set().union(*(functions(t) for t in trees.values())) if not _runs(name, backend))
+    if unknown:
+        return Verification(UNVERIFIABLE, backend, reason=f"`{unknown[0]}` is not a function the harness runs: the computation the value comes from cannot be rebuilt")
     names = sorted(set().union(*(variables(t) for t in trees.values())))
     if not names:
         return Verification(UNVERIFIABLE, backend, reason="the expression has no free variable to probe")
     return _Job(group, backend, trees, _probe_grid(names, trees, []), judge=judge_mask)
 
 
+def _runs(name: str, backend: str) -> bool:
+    try:
+        allowed_name(name, backend)
+    except NotAllowed:
+        return False
+    return True
+
+
+def _nan(value) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
 def judge_mask(job: _Job, answer: dict) -> Verification:
     """Masked points are where the value is not finite and the mask made it so. The finding is shown
-    where a masked point's gradient is not finite (preferring points at the producer's pole). With the
-    offered fix applied, the gradient must be finite at every masked point, and the values and
-    gradients where the mask keeps the value must be unchanged."""
+    where a masked point's gradient is NaN, 0 * inf (preferring points at the producer's pole). With the
+    offered fix applied, no masked point's gradient may be NaN, and the values and gradients where the
+    mask keeps the value must be unchanged. (An infinite gradient is a true derivative that overflows,
+    `log` at 1e-40 in float32: no mask makes it.)"""
     if "error" in answer:
         return Verification(UNVERIFIABLE, job.backend, reason=answer["error"])
     trees = answer["trees"]
@@ -355,12 +372,12 @@ def judge_mask(job: _Job, answer: dict) -> Verification:
         grads_before = {n: before["grad"][n][i] for n in names}
         grads_after = {n: after["grad"][n][i] for n in names}
         masked = not finite(unmasked["value"][i]) and finite(before["value"][i])
-        leaking = sorted((n for n in names if not finite(grads_before[n])), key=lambda n: not at_pole(n, point))
+        leaking = sorted((n for n in names if _nan(grads_before[n])), key=lambda n: not at_pole(n, point))
         if masked and leaking:
             n = leaking[0]
             shown.append((not at_pole(n, point), i, f"at {_point(point)} the masked value is finite ({before['value'][i]:g}) but d/d{n} is {grads_before[n]}"))
-        if "fixed" in trees and masked and finite(after["value"][i]) and not all(finite(g) for g in grads_after.values()):
-            failures.append(f"after the fix the gradient is still not finite at {_point(point)}")
+        if "fixed" in trees and masked and any(_nan(g) for g in grads_after.values()):
+            failures.append(f"after the fix the gradient is still NaN at {_point(point)}")
         if "fixed" in trees and not masked and finite(unmasked["value"][i]):
             if not _same(before["value"][i], after["value"][i]):
                 failures.append(f"the fix changed a value the mask keeps at {_point(point)}: {before['value'][i]} -> {after['value'][i]}")
