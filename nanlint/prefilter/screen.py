@@ -22,7 +22,7 @@ from typing import Iterator, Optional, Sequence
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS, Arg, SelectFunction
 from nanlint.limits import MAX_DEPTH, MAX_INDIRECTION
-from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, start_position, walk
+from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, start_position
 from nanlint.prefilter.textscan import Imports
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -69,9 +69,10 @@ class Screen:
         `:=` may bind a local.
         """
         assignments: dict[int, dict[str, list[tuple[Position, ast.expr]]]] = {}
+        masks = []  # NAN201's, looked at last: most units are kept, or not, without them
         for found in self._select_calls(node, at):
-            if self._masks is not None and self._masks.may_mask(found):
-                return True  # NAN201: what the value comes from is the detector's to follow
+            if self._masks is not None:
+                masks.append(found)
             kind = found.select.kind if found.select is not None else None
             if kind == "clamp" or kind is None:
                 if self.reported.clamp_in_op and found.taker is not None and self._is_op_call(found.taker):
@@ -92,7 +93,8 @@ class Screen:
                 assignments[id(found.scope)] = _own_assignments(found.scope, walrus)
             if self._reaches_through_locals(read, start_position(found.call), assignments[id(found.scope)]):
                 return True
-        return False
+        # NAN201: what a mask's value comes from is the detector's to follow.
+        return any(self._may_mask(found, assignments, walrus) for found in masks)
 
     def _select_calls(self, node: ast.AST, at: Optional[Sequence[Position]]) -> Iterator[_SelectCall]:
         if at is None:
@@ -204,6 +206,33 @@ class Screen:
             return True
         return self._selects.entry(self._qualified_candidates(dotted, self._selects)) is not None
 
+    def _may_mask(self, found: _SelectCall, assignments: dict, walrus: bool) -> bool:
+        """NAN201: a replacement; or a select whose arguments, or the locals they read (assigned before it
+        in the same function, as deep as the detector follows a condition), call a NaN test or compare
+        a value with itself."""
+        if found.replacement:
+            return True
+        tests, names = self._masks.scan(_condition(found))
+        if tests or not names or not isinstance(found.scope, _FUNCTIONS):
+            return tests  # elsewhere a branch that reads a name is kept anyway
+        if id(found.scope) not in assignments:
+            assignments[id(found.scope)] = _own_assignments(found.scope, walrus)
+        assigned = assignments[id(found.scope)]
+        frontier = [(name, start_position(found.call), 1) for name in names]
+        seen: set[tuple[str, Position]] = set()
+        while frontier:
+            name, use, depth = frontier.pop()
+            for bound_at, value in assigned.get(name, ()):
+                if bound_at >= use or (name, bound_at) in seen:
+                    continue
+                seen.add((name, bound_at))
+                tests, inner = self._masks.scan([value])
+                if tests:
+                    return True
+                if depth < MAX_INDIRECTION:
+                    frontier += [(n, bound_at, depth + 1) for n in inner]
+        return False
+
     def _replaces(self, dotted: Optional[list[str]], method: Optional[str]) -> bool:
         """NAN201: a NaN replacement, through the imports (`jnp.nan_to_num`) or as a tensor method (`x.nan_to_num()`)."""
         masks = self._masks
@@ -240,30 +269,33 @@ class _Lookup:
 
 
 class _NanMasks:
-    """NAN201's part of the screen: a NaN replacement may hold a finding, and so may a select in code
-    that calls a NaN test (by last name, aliases included) or compares a value with itself: the test
-    may sit in the select's condition or in a local it reads."""
+    """What NAN201 needs of the screen: the NaN replacements (`nan_to_num`) a call may be, and the
+    NaN tests (by last name, aliases included) an expression may call."""
 
     def __init__(self, catalog: Catalog, imports: Imports) -> None:
         self.replacements = _Lookup(catalog.replacement, catalog.replacement_leaves, imports)
         self.methods = catalog.replacement_methods(imports.frameworks)
         self.tests = catalog.nan_test_leaves | {alias for alias, name in imports.renamed.items() if name in catalog.nan_test_leaves}
-        self._testing: dict[int, bool] = {}
 
-    def may_mask(self, found: _SelectCall) -> bool:
-        if found.replacement:
-            return True
-        where = found.scope if found.scope is not None else found.call
-        if id(where) not in self._testing:
-            self._testing[id(where)] = any(self._is_test(node) for node in walk(where))
-        return self._testing[id(where)]
-
-    def _is_test(self, node: ast.AST) -> bool:
-        if type(node) is ast.Call:
-            func = node.func
-            return (func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None) in self.tests
-        # `v != v`
-        return type(node) is ast.Compare and len(node.ops) == 1 and ast.dump(node.left) == ast.dump(node.comparators[0])
+    def scan(self, nodes: list[ast.AST]) -> tuple[bool, set[str]]:
+        """Whether the expressions call a NaN test or compare a value with itself (`v != v`), and the
+        names they read (outside lambdas)."""
+        names: set[str] = set()
+        stack = list(nodes)
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                names.add(node.id)
+                continue
+            if kind is ast.Lambda:
+                continue
+            if kind is ast.Call and (node.func.attr if type(node.func) is ast.Attribute else getattr(node.func, "id", None)) in self.tests:
+                return True, names
+            if kind is ast.Compare and len(node.ops) == 1 and ast.dump(node.left) == ast.dump(node.comparators[0]):
+                return True, names
+            stack.extend(children(node))
+        return False, names
 
 
 # --- the branches of a select ---------------------------------------------------------------------
@@ -279,6 +311,17 @@ def _branch_values(found: _SelectCall) -> list[ast.expr]:
     if select.kind == "select_n":
         return list(call.args[1:])
     return [v for spec in select.branches if (v := _arg(call, spec)) is not None]
+
+
+def _condition(found: _SelectCall) -> list[ast.expr]:
+    """Where a where's NaN test can be: its condition; everything it reads when its shape or its
+    select is not known for sure; nowhere for the other selects (NAN201 reads only wheres)."""
+    call, select = found.call, found.select
+    if select is None or any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
+        return _inputs(call)
+    spec = select.method_cond if found.method_form else select.cond
+    value = _arg(call, spec) if select.kind == "where" and spec is not None else None
+    return [value] if value is not None else []
 
 
 def _arg(call: ast.Call, spec: Arg, receiver: Optional[ast.expr] = None) -> Optional[ast.expr]:
