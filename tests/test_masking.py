@@ -227,6 +227,7 @@ def test_the_producer_fix_masks_its_argument_where_its_value_is_finite(source: s
         ("jnp.nan_to_num(jnp.exp(x))", "no simple condition states where `exp` is finite"),
         ("jnp.nan_to_num(jnp.log(model(x)))", "the argument must be evaluated once"),
         ("jnp.nan_to_num(jnp.linalg.slogdet(x)[1])", "masking its output cannot fix the gradient"),
+        ("jnp.nan_to_num(jnp.log(x) + jnp.sqrt(x))", "`jnp.sqrt(x)` can make the value non-finite too"),
     ],
 )
 def test_otherwise_the_fix_is_display_only(body: str, why: str) -> None:

@@ -66,10 +66,11 @@ def mask_sites(detector: "Detector", make_env: Callable[["Detector", "Scope", in
             continue
         node, use, domain = next((p for p in producers if p[1] is not None), producers[0])
         linked = next((s for s in found if use is not None and s.use.node is node), None)
+        others = tuple(p[0] for p in producers if p[0] is not node)
         sites.append(
             MaskSite(
                 SiteKind.NAN_MASK, call, display, (use.framework if use else "") or framework, method_form, test, value, node,
-                use=use, domain=domain, removed_test=removed, linked=linked, scope=scope,
+                use=use, domain=domain, others=others, removed_test=removed, linked=linked, scope=scope,
             )
         )
     return sites

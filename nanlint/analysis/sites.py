@@ -91,6 +91,7 @@ class MaskSite:
     producer: cst.BaseExpression
     use: Optional[OpUse] = None
     domain: Optional[IntervalSet] = None  # where the producer's value is finite (a singular op's), if stated
+    others: tuple = ()  # the other producers on the value's way (nodes): a fix of one leaves them
     removed_test: Optional[str] = None  # the test's TensorFlow 1 spelling, which TensorFlow 2 lacks
     linked: Optional[LeakSite] = None  # another rule's finding on the same singular op
     scope: Optional["Scope"] = field(default=None, repr=False)

@@ -147,6 +147,9 @@ class FixPlanner:
             return Fix(Applicability.DISPLAY_ONLY, f"{title}: apply the {BY_KIND[site.linked.kind].CODE} fix of this op")
         if use is None or not use.op.elementwise:
             return Fix(Applicability.DISPLAY_ONLY, title)
+        if site.others:
+            other = self.detector.code(site.others[0])
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: `{other}` can make the value non-finite too; mask the inputs of each")
         cond = domain_condition(use.arg, site.domain)
         if cond is None:
             return Fix(Applicability.DISPLAY_ONLY, f"{title}: no simple condition states where `{use.op.key}` is finite")
