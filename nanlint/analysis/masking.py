@@ -117,13 +117,18 @@ class _Masks:
             node = node.args[0].value  # a cast of the constant
         return self.detector._nonfinite_constant(node, env)
 
+    def _entry(self, call: cst.Call, env: "_Env", function, method_entry):
+        """The catalog entry a call is, as a function (`jnp.isnan(v)`) or a tensor method (`v.isnan()`):
+        (entry and framework, or None; the method's name, or None; the qualified name)."""
+        qualified = env.qualified(call.func)
+        hit, method = function(qualified), None
+        if hit is None and (method := self.detector._method(call, qualified, env)) is not None:
+            hit = method_entry(method, self.detector.imported_frameworks)
+        return hit, method, qualified
+
     def replacement(self, call: cst.Call, env: "_Env"):
         detector = self.detector
-        qualified = env.qualified(call.func)
-        hit = self.catalog.replacement(qualified)
-        method = None
-        if hit is None and (method := detector._method(call, qualified, env)) is not None:
-            hit = self.catalog.method_replacement(method, detector.imported_frameworks)
+        hit, method, _ = self._entry(call, env, self.catalog.replacement, self.catalog.method_replacement)
         if hit is None:
             return None
         replacement, framework = hit
@@ -158,11 +163,7 @@ class _Masks:
 
     def _call_tests(self, call: cst.Call, env: "_Env", holds: bool, depth: int) -> Iterator[tuple]:
         detector = self.detector
-        qualified = env.qualified(call.func)
-        hit = self.catalog.nan_test(qualified)
-        method = None
-        if hit is None and (method := detector._method(call, qualified, env)) is not None:
-            hit = self.catalog.method_nan_test(method, detector.imported_frameworks)
+        hit, method, qualified = self._entry(call, env, self.catalog.nan_test, self.catalog.method_nan_test)
         if hit is not None:
             values = positional(call)
             tested = call.func.value if method is not None else (values[0] if values else keyword_value(call, ("x", "input")))

@@ -149,10 +149,12 @@ class Screen:
             return _SelectCall(call, None, False, taker, scope, replacement=True)
         return None
 
-    def _reaches_through_locals(self, read: set[str], at: Position, assigned: dict[str, list[tuple[Position, ast.expr]]]) -> bool:
+    def _reaches_through_locals(self, read: set[str], at: Position, assigned: dict[str, list[tuple[Position, ast.expr]]], scan=None) -> bool:
         """Whether a local the branches read was assigned before `at` in the same function, maybe
-        through other locals, from an expression that holds an op: a superset of the locals the
-        detector follows (it takes only the latest assignment, and as deep as MAX_INDIRECTION)."""
+        through other locals, from an expression that holds an op (or what `scan` looks for, in the
+        same shape: found, and the names read): a superset of the locals the detector follows (it
+        takes only the latest assignment, and as deep as MAX_INDIRECTION)."""
+        scan = scan or self._scan
         frontier = [(name, at, 1) for name in read]
         seen: set[tuple[str, Position]] = set()
         while frontier:
@@ -161,7 +163,7 @@ class Screen:
                 if bound_at >= use or (name, bound_at) in seen:
                     continue
                 seen.add((name, bound_at))
-                direct, names = self._scan(value)
+                direct, names = scan(value)
                 if direct:
                     return True
                 if depth < MAX_INDIRECTION:
@@ -171,20 +173,11 @@ class Screen:
     def _scan(self, node: ast.AST) -> tuple[bool, set[str]]:
         """Whether the expression applies an op (a call or a leaking operator) outside any lambda,
         and the names it reads."""
-        names: set[str] = set()
-        stack = [node]
-        while stack:
-            sub = stack.pop()
-            kind = type(sub)
-            if kind is ast.Name:
-                names.add(sub.id)
-                continue
-            if kind is ast.Lambda:
-                continue  # its body runs elsewhere: the detector does not look inside
-            if (kind is ast.Call and self._is_op_call(sub)) or (kind is ast.BinOp and _operator_may_leak(sub)):
-                return True, names
-            stack.extend(children(sub))
-        return False, names
+        return _scan_for([node], self._applies_op)
+
+    def _applies_op(self, node: ast.AST) -> bool:
+        kind = type(node)
+        return (kind is ast.Call and self._is_op_call(node)) or (kind is ast.BinOp and _operator_may_leak(node))
 
     # --- what a call is ------------------------------------------------------------------------
     def _is_op_call(self, call: ast.Call) -> bool:
@@ -212,26 +205,12 @@ class Screen:
         a value with itself."""
         if found.replacement:
             return True
-        tests, names = self._masks.scan(_condition(found))
+        tests, names = self._masks.scan(*_condition(found))
         if tests or not names or not isinstance(found.scope, _FUNCTIONS):
             return tests  # elsewhere a branch that reads a name is kept anyway
         if id(found.scope) not in assignments:
             assignments[id(found.scope)] = _own_assignments(found.scope, walrus)
-        assigned = assignments[id(found.scope)]
-        frontier = [(name, start_position(found.call), 1) for name in names]
-        seen: set[tuple[str, Position]] = set()
-        while frontier:
-            name, use, depth = frontier.pop()
-            for bound_at, value in assigned.get(name, ()):
-                if bound_at >= use or (name, bound_at) in seen:
-                    continue
-                seen.add((name, bound_at))
-                tests, inner = self._masks.scan([value])
-                if tests:
-                    return True
-                if depth < MAX_INDIRECTION:
-                    frontier += [(n, bound_at, depth + 1) for n in inner]
-        return False
+        return self._reaches_through_locals(names, start_position(found.call), assignments[id(found.scope)], self._masks.scan)
 
     def _replaces(self, dotted: Optional[list[str]], method: Optional[str]) -> bool:
         """NAN201: a NaN replacement, through the imports (`jnp.nan_to_num`) or as a tensor method (`x.nan_to_num()`)."""
@@ -277,25 +256,36 @@ class _NanMasks:
         self.methods = catalog.replacement_methods(imports.frameworks)
         self.tests = catalog.nan_test_leaves | {alias for alias, name in imports.renamed.items() if name in catalog.nan_test_leaves}
 
-    def scan(self, nodes: list[ast.AST]) -> tuple[bool, set[str]]:
+    def scan(self, *nodes: ast.AST) -> tuple[bool, set[str]]:
         """Whether the expressions call a NaN test or compare a value with itself (`v != v`), and the
         names they read (outside lambdas)."""
-        names: set[str] = set()
-        stack = list(nodes)
-        while stack:
-            node = stack.pop()
-            kind = type(node)
-            if kind is ast.Name:
-                names.add(node.id)
-                continue
-            if kind is ast.Lambda:
-                continue
-            if kind is ast.Call and (node.func.attr if type(node.func) is ast.Attribute else getattr(node.func, "id", None)) in self.tests:
-                return True, names
-            if kind is ast.Compare and len(node.ops) == 1 and ast.dump(node.left) == ast.dump(node.comparators[0]):
-                return True, names
-            stack.extend(children(node))
-        return False, names
+        return _scan_for(list(nodes), self._is_test)
+
+    def _is_test(self, node: ast.AST) -> bool:
+        kind = type(node)
+        if kind is ast.Call:
+            func = node.func
+            return (func.attr if type(func) is ast.Attribute else getattr(func, "id", None)) in self.tests
+        return kind is ast.Compare and len(node.ops) == 1 and ast.dump(node.left) == ast.dump(node.comparators[0])
+
+
+def _scan_for(nodes: list[ast.AST], wanted) -> tuple[bool, set[str]]:
+    """Whether a node under `nodes` outside any lambda is `wanted`, and the names they read (all of
+    them, when none is)."""
+    names: set[str] = set()
+    stack = nodes
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            names.add(node.id)
+            continue
+        if kind is ast.Lambda:
+            continue  # its body runs elsewhere: the detector does not look inside
+        if wanted(node):
+            return True, names
+        stack.extend(children(node))
+    return False, names
 
 
 # --- the branches of a select ---------------------------------------------------------------------

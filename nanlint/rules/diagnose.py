@@ -34,7 +34,6 @@ def site_facts(site: LeakSite, detector: Detector) -> dict[str, str]:
 def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnostic:
     if isinstance(site, MaskSite):
         return _mask_diagnostic(site, detector, filename)
-    rule = BY_KIND[site.kind]
     facts = site_facts(site, detector)
     start, end = _primary(site, detector)
     related = []
@@ -42,6 +41,13 @@ def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnosti
         related.append(Related(f"`{facts['local']}` is computed by `{facts['op']}` here", *detector.locations(site.use.node)))
     if site.admitted is not None and site.branch.cond is not None:
         related.append(Related(f"the condition selects the pole at {facts['admitted']}", *detector.locations(site.branch.cond)))
+    return _diagnostic(site, facts, filename, (start, end), related, site.use.op.key, site.branch.label)
+
+
+def _diagnostic(site: Site, facts: dict[str, str], filename: str, place, related: list[Related], op, branch) -> Diagnostic:
+    """The finding of `site`, in the words of the rule that reports its kind."""
+    rule = BY_KIND[site.kind]
+    start, end = place
     return Diagnostic(
         code=rule.CODE,
         name=rule.NAME,
@@ -52,8 +58,8 @@ def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnosti
         fix_title=rule.FIX_TITLE.format(**facts) if rule.FIX_TITLE else None,
         noqa_row=start.row,
         framework=site.framework,
-        op=site.use.op.key,
-        branch=site.branch.label,
+        op=op,
+        branch=branch,
         related=related,
         site=site,
     )
@@ -94,7 +100,6 @@ def mask_facts(site: MaskSite, detector: Detector) -> dict[str, str]:
 
 
 def _mask_diagnostic(site: MaskSite, detector: Detector, filename: str) -> Diagnostic:
-    rule = BY_KIND[site.kind]
     facts = mask_facts(site, detector)
     start, end = detector.locations(site.test)
     related = []
@@ -110,20 +115,7 @@ def _mask_diagnostic(site: MaskSite, detector: Detector, filename: str) -> Diagn
     if site.linked is not None:
         other = BY_KIND[site.linked.kind].CODE
         related.append(Related(f"`{facts['producer']}` is also reported here, as {other}", *_primary(site.linked, detector)))
-    return Diagnostic(
-        code=rule.CODE,
-        name=rule.NAME,
-        message=rule.MESSAGE.format(**facts),
-        filename=filename,
-        location=start,
-        end_location=end,
-        fix_title=rule.FIX_TITLE.format(**facts),
-        noqa_row=start.row,
-        framework=site.framework,
-        op=site.use.op.key if site.use is not None else None,
-        related=related,
-        site=site,
-    )
+    return _diagnostic(site, facts, filename, (start, end), related, site.use.op.key if site.use is not None else None, None)
 
 
 def link_masks(diagnostics: list[Diagnostic]) -> None:
