@@ -136,7 +136,7 @@ class Detector:
     # --- the search ------------------------------------------------------------------------------
     def sites(self, kinds: frozenset[SiteKind]) -> list[Site]:
         """Every leak site of the given kinds."""
-        found: list[LeakSite] = []
+        found: list[Site] = []
         for call, scope in self.index.calls:
             env = _Env(self, scope, self.place(call))
             resolved = self._resolve_select(call, env)

@@ -55,9 +55,10 @@ def mask_sites(detector: "Detector", make_env: Callable[["Detector", "Scope", in
     """Every NaN mask after the fact among the calls the detector indexed; `found`: the other rules'
     sites, to link a mask to the finding on its producer."""
     sites = []
+    reader = _Masks(detector)
     for call, scope in detector.index.calls:
         env = make_env(detector, scope, detector.place(call))
-        mask = _Masks(detector).read(call, env)
+        mask = reader.read(call, env)
         if mask is None or detector.excluded(call):
             continue
         display, framework, method_form, test, value, removed = mask

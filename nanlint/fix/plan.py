@@ -22,9 +22,9 @@ from nanlint.analysis.detector import Detector
 from nanlint.analysis.names import Binding, binding_at, qualified_name
 from nanlint.analysis.masking import domain_condition
 from nanlint.analysis.sites import LeakSite, MaskSite, Site, SiteKind
-from nanlint.catalog.tables import SingularOp
 from nanlint.analysis.syntax import number_literal
 from nanlint.analysis.tree import UnitTree, children, generated
+from nanlint.catalog.tables import SingularOp
 from nanlint.fix.model import Applicability, Edit, Fix
 from nanlint.rules import BY_KIND
 
