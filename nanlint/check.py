@@ -6,7 +6,7 @@ import fnmatch
 from pathlib import Path
 from typing import Optional
 
-from nanlint.analysis.sites import SiteKind
+from nanlint.analysis.sites import LeakSite, SiteKind
 from nanlint.cache import content_hash
 from nanlint.catalog.lookup import Catalog
 from nanlint.config.settings import Settings
@@ -28,7 +28,11 @@ class Checker:
         self.codes = select_codes(settings.select, settings.ignore, settings.extend_select)
         self.kinds = kinds_of(self.codes)
         # Clamps are selects only for the rules that report them.
-        self.reported = Reported(clamp_branches=SiteKind.CLAMP in self.kinds, clamp_in_op=SiteKind.CLAMP_AT_POLE in self.kinds)
+        self.reported = Reported(
+            clamp_branches=SiteKind.CLAMP in self.kinds,
+            clamp_in_op=SiteKind.CLAMP_AT_POLE in self.kinds,
+            nan_masks=SiteKind.NAN_MASK in self.kinds,
+        )
         self._per_file = [
             (pattern, frozenset(c for s in selectors for c in expand_selector(s)))
             for pattern, selectors in settings.per_file_ignores.items()
@@ -85,12 +89,14 @@ class Checker:
         # Here, not at the top: a file the prefilter clears never loads libcst.
         from nanlint.analysis.analyse import AnalysisError, analyse
         from nanlint.fix.plan import FixPlanner
-        from nanlint.rules.diagnose import build_diagnostic, deduplicated, suppression_lines
+        from nanlint.rules.diagnose import build_diagnostic, deduplicated, link_masks, suppression_lines
 
         source = result.source
         try:
             analysis = analyse(source, found, self.catalog, kinds)
-            if found.verdict is Verdict.UNITS and any(s.use.via is not None and not s.scope.is_function for s in analysis.sites):
+            if found.verdict is Verdict.UNITS and any(
+                isinstance(s, LeakSite) and s.use.via is not None and not s.scope.is_function for s in analysis.sites
+            ):
                 # A module- or class-level local may be used anywhere in the file, and its fix depends
                 # on every use: the kept units do not hold them all, so read the file whole (rare).
                 found = prefilter(source, self.catalog, self.reported, whole=True)
@@ -115,6 +121,7 @@ class Checker:
             if not suppressions.covers(diagnostic.code, lines, above):
                 diagnostic.fix = planner.plan(site, diagnostic.fix_title or BY_CODE[diagnostic.code].SUMMARY)
                 result.diagnostics.append(diagnostic)
+        link_masks(result.diagnostics)
         result.diagnostics = deduplicated(result.diagnostics)
 
     def _ignored_for(self, path: Path) -> frozenset[str]:

@@ -27,7 +27,7 @@ def index_page() -> str:
     return (
         f"{HEADER}\n# Rules\n\n"
         "Codes are grouped by family: `NAN0xx` where/select branch leaks, `NAN1xx` selects in disguise "
-        "(clamps), `NAN4xx` heuristic rules that are off by default, `NAN9xx` files nanlint could not check. Select a family by prefix: `--select NAN0`.\n\n"
+        "(clamps), `NAN2xx` NaN masked after the computation that produces it, `NAN4xx` heuristic rules that are off by default, `NAN9xx` files nanlint could not check. Select a family by prefix: `--select NAN0`.\n\n"
         "| Code | Name | Summary |\n|---|---|---|\n"
         f"{rows}\n"
     )

@@ -84,7 +84,8 @@ def test_selectors() -> None:
 
 
 def test_selection_precedence() -> None:
-    assert select_codes(["NAN"], ["NAN0"], ["NAN001"]) == {"NAN001", "NAN101", "NAN102", "NAN401", "NAN900"}
+    assert select_codes(["NAN"], ["NAN0"], ["NAN001"]) == {"NAN001", "NAN101", "NAN102", "NAN201", "NAN401", "NAN900"}
+    assert "NAN201" in select_codes(None, [], [])  # on by default
     assert "NAN401" not in select_codes(None, [], [])  # off by default
     assert "NAN001" not in select_codes(None, ["NAN001"], [])
     # invalid-syntax is always reported: a file that does not parse was not checked.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from nanlint.analysis.detector import Detector
-from nanlint.analysis.sites import LeakSite, SiteKind
+from nanlint.analysis.sites import Site, SiteKind
 from nanlint.analysis.tree import parse_unit
 from nanlint.catalog.lookup import Catalog
 from nanlint.prefilter import Prefiltered, whole_file
@@ -25,7 +25,7 @@ class AnalysisError(Exception):
 @dataclass
 class Analysis:
     detector: Detector
-    sites: list[LeakSite]
+    sites: list[Site]
 
 
 def analyse(source: str, prefiltered: Prefiltered, catalog: Catalog, kinds: frozenset[SiteKind]) -> Analysis:

@@ -14,8 +14,9 @@ from typing import Optional
 import libcst as cst
 
 from nanlint.analysis.conditions import affine_base, selected_values
+from nanlint.analysis.masking import mask_sites, masked_value
 from nanlint.analysis.names import Binding, Place, Scope, ScopeIndex, binding_at, leaf_name, qualified_name
-from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, SiteKind
+from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, SiteKind
 from nanlint.analysis.syntax import arguments, is_string, keyword_value, positional, string_value
 from nanlint.analysis.tree import UnitTree, children, code, visit, walk
 from nanlint.analysis.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
@@ -133,9 +134,9 @@ class Detector:
         return any(low <= start < high for low, high in self.never_differentiated)
 
     # --- the search ------------------------------------------------------------------------------
-    def sites(self, kinds: frozenset[SiteKind]) -> list[LeakSite]:
+    def sites(self, kinds: frozenset[SiteKind]) -> list[Site]:
         """Every leak site of the given kinds."""
-        found: list[LeakSite] = []
+        found: list[Site] = []
         for call, scope in self.index.calls:
             env = _Env(self, scope, self.place(call))
             resolved = self._resolve_select(call, env)
@@ -143,7 +144,10 @@ class Detector:
                 continue
             select_fn, framework, method_form = resolved
             branches = self._branches(call, select_fn, method_form)
+            masked = masked_value(self, call, env, resolved)  # a NaN mask's own value: NAN201's (masking.py)
             for branch in branches:
+                if branch.expr is masked:
+                    continue
                 others = [b for b in branches if b is not branch]
                 if select_fn.kind == "where" and all(self._nonfinite_constant(b.expr, env) for b in others):
                     continue  # where(scale > 0, logpdf, nan): the output is not finite there anyway
@@ -156,6 +160,8 @@ class Detector:
                         found.append(site)
         if SiteKind.CLAMP_AT_POLE in kinds:
             found += self._clamps_at_poles()
+        if SiteKind.NAN_MASK in kinds:
+            found += mask_sites(self, _Env, found)  # NAN201: masking.py
         return found
 
     def _clamps_at_poles(self) -> list[LeakSite]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 from nanlint.catalog.intervals import IntervalSet
 from nanlint.catalog.tables import SelectFunction, SingularOp
@@ -25,6 +25,7 @@ class SiteKind(enum.Enum):
     CLAMP = "clamp"  # an op inside a clamp (maximum/clip), which is a select in disguise
     CLAMP_AT_POLE = "clamp-at-pole"  # a clamp whose bound sits on the op's pole: sqrt(maximum(x, 0))
     UNRELATED_CONDITION = "unrelated-condition"  # an op under a condition about other data
+    NAN_MASK = "nan-mask"  # a value made non-finite in sight, masked after the fact: where(isnan(v), 0, v)
 
 
 class GuardVerdict(enum.Enum):
@@ -70,3 +71,30 @@ class LeakSite:
     admitted: Optional[IntervalSet] = None  # POLE_ADMITTED: the pole values the guard selects
     guard_var: Optional[str] = None  # POLE_ADMITTED: the variable (source text) the guard constrains
     scope: Optional["Scope"] = field(default=None, repr=False)
+
+
+@dataclass
+class MaskSite:
+    """A NaN mask after the fact (NAN201): a select or replacement that hides the non-finite values of a
+    value computed in this function, after the computation that makes them: `where(isnan(v), 0, v)`,
+    `nan_to_num(v)`, `multiply_no_nan(v, mask)`. The value is finite; its gradient is not."""
+
+    kind: SiteKind
+    select: cst.Call  # the masking call (named as a LeakSite's select: fixing and verifying place both alike)
+    select_display: str  # `jnp.where`, `torch.nan_to_num`, `Tensor.nan_to_num`
+    framework: str
+    method_form: bool
+    test: cst.BaseExpression  # the NaN test in the condition, or the replacement call itself
+    value: cst.BaseExpression  # the masked value, as the mask reads it
+    # The computation on the value's way that can turn it non-finite: a singular op (then `use` is
+    # set) or a framework function nanlint cannot see into.
+    producer: cst.BaseExpression
+    use: Optional[OpUse] = None
+    domain: Optional[IntervalSet] = None  # where the producer's value is finite (a singular op's), if stated
+    others: tuple = ()  # the other producers on the value's way (nodes): a fix of one leaves them
+    removed_test: Optional[str] = None  # the test's TensorFlow 1 spelling, which TensorFlow 2 lacks
+    linked: Optional[LeakSite] = None  # another rule's finding on the same singular op
+    scope: Optional["Scope"] = field(default=None, repr=False)
+
+
+Site = Union[LeakSite, MaskSite]

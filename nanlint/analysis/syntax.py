@@ -48,3 +48,12 @@ def string_value(node: cst.CSTNode) -> Optional[str]:
         value = node.evaluated_value
         return value if isinstance(value, str) else None
     return None
+
+
+def number_literal(value: float, integral: bool) -> cst.BaseExpression:
+    """A new literal node for `value`: `1` when `integral` and the value is a whole number, else `1.0`."""
+    if integral and float(value).is_integer():
+        literal: cst.BaseExpression = cst.Integer(str(abs(int(value))))
+    else:
+        literal = cst.Float(repr(abs(float(value))))
+    return cst.UnaryOperation(cst.Minus(), literal) if value < 0 else literal

@@ -8,10 +8,16 @@ from typing import Optional
 from nanlint.catalog.tables import (
     GRADIENT_SAFE,
     SHAPE_ONLY,
+    NAN_REPLACEMENT_INDEX,
+    NAN_REPLACEMENTS,
+    NAN_TEST_INDEX,
+    NAN_TESTS,
     OP_INDEX,
     OPS_BY_KEY,
     SELECT_INDEX,
     SELECTS,
+    NanReplacement,
+    NanTest,
     SelectFunction,
     SingularOp,
     canonical_names,
@@ -41,7 +47,15 @@ class Catalog:
         # The last names of every function spelling, for the text tests and the screen before any parse.
         self.select_function_leaves = frozenset(n.rsplit(".", 1)[-1] for n in self._selects)
         self.op_function_leaves = frozenset(n.rsplit(".", 1)[-1] for n in self._ops)
-        self.select_leaf_names = self.select_function_leaves | self.method_names(self.frameworks)[0]
+        # NaN replacements (`nan_to_num`) are no selects, but they mask as selects do (NAN201): the
+        # calls the analysis reads are those named like either.
+        self.replacement_leaves = frozenset(n.rsplit(".", 1)[-1] for n in NAN_REPLACEMENT_INDEX) | frozenset(
+            m for entry in NAN_REPLACEMENTS for fw, names in entry.methods.items() if self._enabled(fw) for m in names
+        )
+        self.select_leaf_names = self.select_function_leaves | self.method_names(self.frameworks)[0] | self.replacement_leaves
+        self.nan_test_leaves = frozenset(n.rsplit(".", 1)[-1] for n in NAN_TEST_INDEX) | frozenset(
+            m for test in NAN_TESTS for names in test.methods.values() for m in names
+        )
 
     def _enabled(self, framework: str) -> bool:
         return framework in self.frameworks or framework == "user"
@@ -59,6 +73,16 @@ class Catalog:
             if hit is not None:
                 return hit if self._enabled(hit[1]) else None
         return None
+
+    def nan_test(self, qualified: Optional[str]) -> Optional[tuple[NanTest, str]]:
+        return self._lookup(NAN_TEST_INDEX, qualified)
+
+    def replacement(self, qualified: Optional[str]) -> Optional[tuple[NanReplacement, str]]:
+        return self._lookup(NAN_REPLACEMENT_INDEX, qualified)
+
+    def removed_in_tf2(self, qualified: Optional[str]) -> bool:
+        """`tf.debugging.is_nan`: a spelling of a NaN test that TensorFlow 2 no longer has."""
+        return qualified is not None and any(qualified in test.removed_in_tf2 for test in NAN_TESTS)
 
     def is_safe(self, qualified: Optional[str]) -> bool:
         return any(name in self._safe for name in _candidates(qualified))
@@ -85,11 +109,25 @@ class Catalog:
         ops = frozenset(m for op in OPS_BY_KEY.values() for fw, names in op.methods.items() if fw in on for m in names)
         return selects, ops
 
+    def replacement_methods(self, frameworks: frozenset[str]) -> frozenset[str]:
+        """The tensor-method spellings of NaN replacements (`x.nan_to_num()`) a file importing `frameworks` can call."""
+        return frozenset(m for entry in NAN_REPLACEMENTS for fw, names in entry.methods.items() if fw in frameworks and self._enabled(fw) for m in names)
+
     def method_select(self, method: str, frameworks: frozenset[str]) -> Optional[tuple[SelectFunction, str]]:
-        for sel in SELECTS:
-            for fw, names in sel.methods.items():
+        return self._method_entry(SELECTS, method, frameworks)
+
+    def method_nan_test(self, method: str, frameworks: frozenset[str]) -> Optional[tuple[NanTest, str]]:
+        return self._method_entry(NAN_TESTS, method, frameworks)
+
+    def method_replacement(self, method: str, frameworks: frozenset[str]) -> Optional[tuple[NanReplacement, str]]:
+        return self._method_entry(NAN_REPLACEMENTS, method, frameworks)
+
+    def _method_entry(self, entries, method: str, frameworks: frozenset[str]):
+        """The first entry that has `method` as a tensor method of a framework the file imports."""
+        for entry in entries:
+            for fw, names in entry.methods.items():
                 if method in names and fw in frameworks and self._enabled(fw):
-                    return sel, fw
+                    return entry, fw
         return None
 
 

@@ -134,6 +134,11 @@ class SingularOp:
     clamp_side: str = "both"
     # TensorFlow eager/graph mode short-circuits zero cotangents for these: only XLA shows the leak.
     tf_eager_hides: bool = False
+    # Where the op's *value* is finite: NAN201's fix keeps the argument there, so that no value a NaN
+    # mask after the op keeps is changed. `everything()`: the op is never non-finite (a NaN mask after
+    # it is not about it). None: no simple condition states it (overflow depends on the dtype; lgamma's
+    # poles are points), and for powers `power_domain` decides by exponent.
+    domain: Optional[IntervalSet] = None
 
 
 def _expand(spec: str) -> tuple[str, ...]:
@@ -156,6 +161,13 @@ _AT_ZERO = IntervalSet.point(0.0)
 _NONPOSITIVE = IntervalSet.below(0.0, closed=True)
 _ABS_GE_ONE = IntervalSet.of(Interval(-INF, -1.0, False, True), Interval(1.0, INF, True, False))
 _ZERO_ONE = IntervalSet.points(0.0, 1.0)
+# Domains where an op's value is finite (SingularOp.domain).
+_EVERYWHERE = IntervalSet.everything()
+_POSITIVE = IntervalSet.above(0.0, closed=False)
+_NONNEGATIVE = IntervalSet.above(0.0, closed=True)
+_NONZERO = _AT_ZERO.complement()
+_OPEN_UNIT_BALL = IntervalSet.of(Interval(-1.0, 1.0, False, False))
+_OPEN_UNIT_INTERVAL = IntervalSet.of(Interval(0.0, 1.0, False, False))
 # float32: exp(x) overflows above log(FLT_MAX) = 88.72.
 EXP_OVERFLOW_F32 = 88.72
 
@@ -180,6 +192,7 @@ OPS: tuple[SingularOp, ...] = (
         methods=_methods(torch="sqrt sqrt_"),
         tf_eager_hides=True,
         clamp_side="low",
+        domain=_NONNEGATIVE,
     ),
     SingularOp(
         key="rsqrt",
@@ -194,6 +207,7 @@ OPS: tuple[SingularOp, ...] = (
         methods=_methods(torch="rsqrt rsqrt_"),
         tf_eager_hides=True,
         clamp_side="high",
+        domain=_POSITIVE,
     ),
     SingularOp(
         key="cbrt",
@@ -205,6 +219,7 @@ OPS: tuple[SingularOp, ...] = (
         safe_value=1.0,
         probes=(0.0, -8.0, 8.0),
         names=_names(jax="jnp.cbrt lax.cbrt", tensorflow="tnp.cbrt", autograd="anp.cbrt", keras="ops.cbrt", numpy="np.cbrt"),
+        domain=_EVERYWHERE,
     ),
     SingularOp(
         key="log",
@@ -225,6 +240,7 @@ OPS: tuple[SingularOp, ...] = (
         ),
         methods=_methods(torch="log log2 log10 log_ log2_ log10_"),
         clamp_side="low",
+        domain=_POSITIVE,
     ),
     SingularOp(
         key="log1p",
@@ -245,6 +261,7 @@ OPS: tuple[SingularOp, ...] = (
         ),
         methods=_methods(torch="log1p log1p_"),
         clamp_side="low",
+        domain=IntervalSet.above(-1.0, closed=False),
     ),
     SingularOp(
         key="divide",
@@ -268,6 +285,7 @@ OPS: tuple[SingularOp, ...] = (
         method_arg=Arg(0, ("other",)),
         operator="/",
         safe_in=("tensorflow: tf.math.divide_no_nan",),
+        domain=_NONZERO,
     ),
     SingularOp(
         key="reciprocal",
@@ -289,6 +307,7 @@ OPS: tuple[SingularOp, ...] = (
         methods=_methods(torch="reciprocal reciprocal_"),
         safe_in=("tensorflow: tf.math.reciprocal_no_nan",),
         tf_eager_hides=True,
+        domain=_NONZERO,
     ),
     SingularOp(
         key="remainder",
@@ -310,6 +329,7 @@ OPS: tuple[SingularOp, ...] = (
         arg=SECOND,
         method_arg=Arg(0, ("other",)),
         operator="%",
+        domain=_NONZERO,
     ),
     SingularOp(
         key="arctan2",
@@ -329,6 +349,7 @@ OPS: tuple[SingularOp, ...] = (
         ),
         arg=Arg(1, ("x", "x2", "other")),
         safe_in=("torch",),
+        domain=_EVERYWHERE,
     ),
     SingularOp(
         key="power",
@@ -370,6 +391,7 @@ OPS: tuple[SingularOp, ...] = (
             numpy="np.arcsin np.arccos",
         ),
         methods=_methods(torch="asin arcsin acos arccos asin_ acos_"),
+        domain=IntervalSet.of(Interval(-1.0, 1.0)),
     ),
     SingularOp(
         key="arctanh",
@@ -389,6 +411,7 @@ OPS: tuple[SingularOp, ...] = (
             numpy="np.arctanh",
         ),
         methods=_methods(torch="atanh arctanh atanh_"),
+        domain=_OPEN_UNIT_BALL,
     ),
     SingularOp(
         key="arccosh",
@@ -409,6 +432,7 @@ OPS: tuple[SingularOp, ...] = (
         ),
         methods=_methods(torch="acosh arccosh acosh_"),
         clamp_side="low",
+        domain=IntervalSet.above(1.0, closed=True),
     ),
     SingularOp(
         key="exp",
@@ -473,6 +497,8 @@ OPS: tuple[SingularOp, ...] = (
         arg=SECOND,
         method_arg=Arg(0, ("other",)),
         safe_in=("tensorflow",),
+        # xlogy(0, 0) is 0 and so is xlogy(0, 1): keeping y > 0 changes no finite value.
+        domain=_POSITIVE,
     ),
     SingularOp(
         key="xlog1py",
@@ -486,6 +512,7 @@ OPS: tuple[SingularOp, ...] = (
         names=_names(jax="jss.xlog1py", torch="torch.special.xlog1py"),
         arg=SECOND,
         safe_in=("tensorflow",),
+        domain=IntervalSet.above(-1.0, closed=False),
     ),
     SingularOp(
         key="entr",
@@ -497,6 +524,7 @@ OPS: tuple[SingularOp, ...] = (
         safe_value=1.0,
         probes=(0.0, 0.5),
         names=_names(jax="jss.entr", torch="torch.special.entr"),
+        domain=_NONNEGATIVE,
     ),
     SingularOp(
         key="logit",
@@ -510,6 +538,7 @@ OPS: tuple[SingularOp, ...] = (
         names=_names(jax="jss.logit", torch="torch.logit torch.special.logit", autograd="asp.logit"),
         methods=_methods(torch="logit logit_"),
         guard_keywords=("eps",),
+        domain=_OPEN_UNIT_INTERVAL,
     ),
     SingularOp(
         key="erfinv",
@@ -522,6 +551,7 @@ OPS: tuple[SingularOp, ...] = (
         probes=(1.0, -1.0, 0.5),
         names=_names(jax="jss.erfinv lax.erf_inv", tensorflow="tf.math.erfinv", torch="torch.erfinv torch.special.erfinv", keras="ops.erfinv"),
         methods=_methods(torch="erfinv erfinv_"),
+        domain=_OPEN_UNIT_BALL,
     ),
     SingularOp(
         key="ndtri",
@@ -534,6 +564,7 @@ OPS: tuple[SingularOp, ...] = (
         probes=(0.0, 1.0, 0.25),
         names=_names(tensorflow="tf.math.ndtri", torch="torch.special.ndtri"),
         safe_in=("jax",),
+        domain=_OPEN_UNIT_INTERVAL,
     ),
     SingularOp(
         key="norm",
@@ -548,11 +579,20 @@ OPS: tuple[SingularOp, ...] = (
         safe_in=("torch",),
         elementwise=False,
         clamp_side="low",
+        domain=_EVERYWHERE,
     ),
 )
 
 OP_KEYS = frozenset(op.key for op in OPS)
 OPS_BY_KEY = {op.key: op for op in OPS}
+
+
+def power_domain(exponent: float) -> IntervalSet:
+    """Where x**p is finite: everywhere for p = 0, 1, 2, ...; off 0 for p = -1, -2, ...; at and above 0
+    for a fractional p > 0 (x**0.5), above 0 for a fractional p < 0 (x**-0.5)."""
+    if float(exponent).is_integer():
+        return _EVERYWHERE if exponent >= 0 else _NONZERO
+    return _NONNEGATIVE if exponent > 0 else _POSITIVE
 
 
 def power_leak_domain(exponent: float) -> Optional[IntervalSet]:
@@ -700,6 +740,131 @@ CAST_METHODS: tuple[str, ...] = ("astype", "to", "float", "double", "half", "typ
 # results, so a fix must not duplicate it, and verification cannot compare it before and after.
 RANDOM_NAME = re.compile(r"(^|\.)(random|rand\w*|dropout|uniform|normal|bernoulli|multinomial|shuffle|sample\w*|choice|permutation)(\.|$)")
 
+# --- NaN masks after the fact (NAN201) --------------------------------------------------------------
+@dataclass(frozen=True)
+class NanTest:
+    """A test of a value for NaN or non-finiteness: `where(isnan(v), 0.0, v)` masks `v` after the
+    computation that made it non-finite. `x != x` is a NaN test too (read by the analysis, not a name).
+    An infinite value turns NaN in most arithmetic after it (0 * inf, inf - inf), so every test is read
+    as one for non-finite values."""
+
+    key: str
+    true_where_finite: bool  # isfinite: the test holds where the value is kept; isnan/isinf: where it is masked
+    names: dict[str, tuple[str, ...]]
+    methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Spellings TensorFlow 2 no longer has (tutorials still write them): calling one raises AttributeError.
+    # Read as the test they mean, and reported with their TensorFlow 2 spelling.
+    removed_in_tf2: tuple[str, ...] = ()
+
+
+NAN_TESTS: tuple[NanTest, ...] = (
+    NanTest(
+        "isnan",
+        False,
+        _names(
+            jax="jnp.isnan",
+            tensorflow="tf.math.is_nan tnp.isnan tf.compat.v1.is_nan tf.compat.v1.debugging.is_nan tf.compat.v1.math.is_nan",
+            torch="torch.isnan",
+            autograd="anp.isnan",
+            keras="ops.isnan",
+            numpy="np.isnan",
+        ),
+        _methods(torch="isnan"),
+        removed_in_tf2=_expand("tf.debugging.is_nan tf.is_nan"),
+    ),
+    NanTest(
+        "isinf",
+        False,
+        _names(
+            jax="jnp.isinf jnp.isposinf jnp.isneginf",
+            tensorflow="tf.math.is_inf tnp.isinf tnp.isposinf tnp.isneginf tf.compat.v1.is_inf tf.compat.v1.debugging.is_inf tf.compat.v1.math.is_inf",
+            torch="torch.isinf torch.isposinf torch.isneginf",
+            autograd="anp.isinf",
+            keras="ops.isinf ops.isposinf",
+            numpy="np.isinf np.isposinf np.isneginf",
+        ),
+        _methods(torch="isinf isposinf isneginf"),
+        removed_in_tf2=_expand("tf.debugging.is_inf tf.is_inf"),
+    ),
+    NanTest(
+        "isfinite",
+        True,
+        _names(
+            jax="jnp.isfinite",
+            tensorflow="tf.math.is_finite tnp.isfinite tf.compat.v1.is_finite tf.compat.v1.debugging.is_finite tf.compat.v1.math.is_finite",
+            torch="torch.isfinite",
+            autograd="anp.isfinite",
+            keras="ops.isfinite",
+            numpy="np.isfinite",
+        ),
+        _methods(torch="isfinite"),
+        removed_in_tf2=_expand("tf.debugging.is_finite tf.is_finite"),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class NanReplacement:
+    """A call that replaces the non-finite values of its `value` argument by finite ones: `nan_to_num(v)`,
+    or `multiply_no_nan(v, mask)`, which is 0 where `mask` is 0 even where `v` is NaN."""
+
+    key: str
+    names: dict[str, tuple[str, ...]]
+    methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    value: Arg = FIRST
+    method_value: Arg = RECEIVER
+    # The keyword that gives the replacement of NaN (`nan_to_num(v, nan=jnp.nan)` keeps NaN: no mask).
+    fill: Optional[str] = None
+
+
+NAN_REPLACEMENTS: tuple[NanReplacement, ...] = (
+    NanReplacement(
+        "nan_to_num",
+        # TensorFlow has none (`tnp.nan_to_num` does not exist): it masks with `tf.where`.
+        _names(jax="jnp.nan_to_num", torch="torch.nan_to_num", autograd="anp.nan_to_num", keras="ops.nan_to_num", numpy="np.nan_to_num"),
+        _methods(torch="nan_to_num nan_to_num_"),
+        fill="nan",
+    ),
+    NanReplacement("multiply_no_nan", _names(tensorflow="tf.math.multiply_no_nan"), value=Arg(0, ("x",))),
+)
+
+# What a value goes through on its way to a NaN mask, by the last name of a framework function or a
+# tensor method (the frameworks share these names). A mask is reported only when computation that
+# can turn finite inputs non-finite lies on that way: a singular op of OPS, or a framework function
+# outside these two sets. These pass a NaN through and cannot make one (finite inputs give finite
+# values and finite derivatives): reductions, shape and dtype changes, products, smooth activations.
+NAN_PRESERVING: frozenset[str] = frozenset(
+    """
+    sum mean average nansum nanmean cumsum prod max min amax amin logsumexp trace
+    reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_logsumexp
+    reshape ravel flatten squeeze expand_dims unsqueeze transpose swapaxes moveaxis permute view contiguous
+    concatenate concat stack hstack vstack split tile repeat broadcast_to gather take take_along_axis pad roll
+    flip clone copy identity astype cast to float double half type type_as asarray convert_to_tensor array constant add_n
+    matmul dot vdot einsum tensordot inner outer mm bmm
+    add subtract multiply negative neg sub mul abs absolute square
+    tanh sigmoid relu relu6 leaky_relu elu selu celu gelu silu swish softplus softsign log_sigmoid
+    softmax log_softmax logaddexp sin cos erf
+    """.split()
+)
+# These give values that no gradient flows through: comparisons, indices, integer results, constants
+# shaped like their input, random draws. A value made only of them carries no gradient to leak.
+NON_DIFFERENTIABLE: frozenset[str] = frozenset(
+    """
+    argmax argmin argsort argwhere nonzero searchsorted digitize bincount unique count_nonzero one_hot
+    round rint floor ceil trunc fix sign signbit floor_divide floordiv
+    equal not_equal greater greater_equal less less_equal isclose allclose any all
+    logical_and logical_or logical_not logical_xor isnan isinf isfinite isposinf isneginf is_nan is_inf is_finite
+    zeros_like ones_like empty_like full_like zeros ones empty full arange linspace eye
+    shape size ndim rank numel item tolist numpy long int short byte bool tensor
+    stop_gradient detach
+    """.split()
+)
+# Dtypes of values without a gradient: a cast to one (`x.astype(jnp.int32)`, `x.long()`) ends the way.
+INTEGER_DTYPES: frozenset[str] = frozenset(
+    "int8 int16 int32 int64 uint8 uint16 uint32 uint64 int long short byte bool bool_".split()
+)
+
+
 # PEP 8 constants (EPS, SCALE) are module-level configuration, not data.
 CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
 # Metadata of an array, never its values: nothing flows through it to a gradient.
@@ -754,6 +919,17 @@ def _index() -> tuple[dict[str, tuple[SingularOp, str]], dict[str, tuple[SelectF
 
 
 OP_INDEX, SELECT_INDEX = _index()
+
+
+def _index_by_name(entries) -> dict[str, tuple]:
+    return {name: (entry, fw) for entry in entries for fw, names in entry.names.items() for name in names}
+
+
+NAN_TEST_INDEX: dict[str, tuple[NanTest, str]] = {
+    **{name: (test, "tensorflow") for test in NAN_TESTS for name in test.removed_in_tf2},
+    **_index_by_name(NAN_TESTS),
+}
+NAN_REPLACEMENT_INDEX: dict[str, tuple[NanReplacement, str]] = _index_by_name(NAN_REPLACEMENTS)
 SELECT_LEAF_NAMES = frozenset(name.rsplit(".", 1)[1] for name in SELECT_INDEX) | frozenset(
     m for sel in SELECTS for names in sel.methods.values() for m in names
 )

@@ -162,11 +162,12 @@ def _removes_its_findings_and_adds_none(outcome: FixOutcome, batch: list[Diagnos
 def _identity(d: Diagnostic, offset: int) -> tuple[str, int, str]:
     """The rule, the place, and the source of the op a finding is about (its message when the
     finding carries no analysis)."""
-    if d.site is None:
+    use = getattr(d.site, "use", None)  # a NaN mask (NAN201) may name no producer
+    if use is None:
         return d.code, offset, d.message
     from nanlint.analysis.tree import code  # a finding with a site was analysed: libcst is loaded
 
-    return d.code, offset, code(d.site.use.node)
+    return d.code, offset, code(use.node)
 
 
 def compile_error(source: str) -> Optional[str]:

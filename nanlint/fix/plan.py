@@ -22,9 +22,11 @@ import libcst as cst
 
 from nanlint.analysis.detector import Detector
 from nanlint.analysis.names import Binding, binding_at, qualified_name
-from nanlint.analysis.sites import LeakSite, SiteKind
+from nanlint.analysis.masking import domain_condition
+from nanlint.analysis.sites import LeakSite, MaskSite, Site, SiteKind
+from nanlint.analysis.syntax import number_literal
 from nanlint.analysis.tree import UnitTree, children, generated
-from nanlint.catalog.tables import RANDOM_NAME
+from nanlint.catalog.tables import RANDOM_NAME, SingularOp
 from nanlint.fix.model import Applicability, Edit, Fix
 from nanlint.rules import BY_KIND
 
@@ -70,10 +72,18 @@ class FixPlanner:
         self.source = source
         self._taken: set[str] = set()
         self._all_names: Optional[set[str]] = None
+        self._planned: dict[int, Optional[Fix]] = {}  # by site: a NaN mask defers to its producer's fix
 
-    def plan(self, site: LeakSite, title: str) -> Optional[Fix]:
+    def plan(self, site: Site, title: str) -> Optional[Fix]:
+        fix = self._plan(site, title)
+        self._planned[id(site)] = fix
+        return fix
+
+    def _plan(self, site: Site, title: str) -> Optional[Fix]:
         if not BY_KIND[site.kind].FIXABLE:
             return None
+        if isinstance(site, MaskSite):
+            return self._fix_producer(site, title)
         if not site.use.op.elementwise:
             return Fix(
                 Applicability.DISPLAY_ONLY,
@@ -127,6 +137,56 @@ class FixPlanner:
             return Fix(Applicability.DISPLAY_ONLY, f"{title}: nanlint could not place the rewrite in the file")
         return Fix(Applicability.UNSAFE, title, edits)
 
+    def _fix_producer(self, site: MaskSite, title: str) -> Fix:
+        """NAN201: no fix masks a value after the fact. When its producer is a singular op on an argument
+        nanlint can see, offer that op's double where (unsafe), keeping the argument where the op's value
+        is finite; when another rule's finding on the op (planned before) has a fix, that is the one."""
+        use = site.use
+        linked = self._planned.get(id(site.linked)) if site.linked is not None else None
+        if linked is not None and linked.applicability is not Applicability.DISPLAY_ONLY:
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: apply the {BY_KIND[site.linked.kind].CODE} fix of this op")
+        if use is None or not use.op.elementwise:
+            return Fix(Applicability.DISPLAY_ONLY, title)
+        if site.others:
+            other = self.detector.code(site.others[0])
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: `{other}` can make the value non-finite too; mask the inputs of each")
+        cond = domain_condition(use.arg, site.domain)
+        if cond is None:
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: no simple condition states where `{use.op.key}` is finite")
+        if not self.is_pure(use.arg):
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: the argument must be evaluated once; bind it to a local first")
+        spelling = self._producer_spelling(site)
+        if spelling is None:
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: no `where` in this file's spelling fits the argument")
+        changes = _Changes()
+        changes.replace(use.arg, self._masked(use.arg, cond, spelling))
+        edits = self._edit(changes)
+        if edits is None:
+            return Fix(Applicability.DISPLAY_ONLY, f"{title}: nanlint could not place the rewrite in the file")
+        return Fix(Applicability.UNSAFE, title, edits)
+
+    def _producer_spelling(self, site: MaskSite) -> Optional[_Spelling]:
+        """The inner where for a producer's argument: the tensor method where the op is one
+        (`p.where(p > 0, 1.0).log()`), else the first where that resolves here among the mask's own,
+        and the `where` of the op's module or of the mask's (`jnp.where` for `jnp.nan_to_num`)."""
+        use = site.use
+        node = use.node
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and use.arg is node.func.value:
+            return _method_where(False, use.op) if self.detector.catalog.method_select("where", self.detector.imported_frameworks) else None
+        place = self.detector.place(node)
+        mask_func = None if site.method_form else site.select.func
+        candidates = [mask_func] if mask_func is not None else []
+        for func in (node.func if isinstance(node, cst.Call) else None, mask_func):
+            while isinstance(func, cst.Attribute):  # `tf.math.log`: `tf.math.where`, then `tf.where`
+                func = func.value
+                candidates.append(cst.Attribute(func.deep_clone(), cst.Name("where")))
+        for func in candidates:
+            qualified = qualified_name(func, site.scope, place)
+            hit = self.detector.catalog.select(qualified)
+            if hit is not None and hit[0].kind == "where" and not (hit[0].equal_shapes or hit[0].no_broadcast):
+                return _plain_where(func, qualified, True, use.op)
+        return None
+
     def _masked(self, arg: Node, cond: Node, spelling: _Spelling) -> Node:
         kept = _prepared(arg, spelling.arg_as_receiver)
         return spelling.mask(cond, kept, spelling.safe_value(arg.deep_clone()))
@@ -135,27 +195,22 @@ class FixPlanner:
     def _spelling(self, site: LeakSite) -> Optional[_Spelling]:
         sel, func = site.select_fn, site.select.func
         prefix = func.value if isinstance(func, cst.Attribute) else None
-        literal = _literal(site.use.op.safe_value, integral=site.use.op.key == "remainder")
+        literal = _safe_literal(site.use.op)
         index = site.branch.index
 
         def constant(_: Node) -> Node:
             return literal
 
         if site.method_form:
-            if site.branch.polarity is None:
-                return None
-            negate = not site.branch.polarity
-            return _Spelling(lambda c, a, s: _call(cst.Attribute(a, cst.Name("where")), _negated(c) if negate else c, s), constant, False, arg_as_receiver=True)
+            return None if site.branch.polarity is None else _method_where(not site.branch.polarity, site.use.op)
         if sel.kind == "where":
             qualified = self._qualified(func, site)
-            mask = _where_mask(func, site.branch.polarity)
             if sel.no_broadcast:  # lax.select: the safe value must have x's shape and dtype
+                mask = _where_mask(func, site.branch.polarity)
                 return None if prefix is None else _Spelling(mask, lambda a: _call(_member(prefix, "full_like"), a, literal), True)
-            module = qualified.rsplit(".", 1)[0] if qualified else ""
-            if module in _TF_MODULES and prefix is not None:
-                # TensorFlow does not promote dtypes in where: build the safe value from x itself.
-                return _Spelling(mask, _tf_like(prefix, site.use.op.safe_value), True)
-            return None if sel.equal_shapes else _Spelling(mask, constant, False)
+            spelling = _plain_where(func, qualified, site.branch.polarity, site.use.op)
+            # tf.compat.v1.where needs equal shapes: only a safe value built from x (ones_like) has them.
+            return None if sel.equal_shapes and not spelling.duplicates_arg else spelling
         if sel.kind == "select_n" and prefix is not None:
             count = len([a for a in site.select.args[1:] if a.keyword is None and not a.star])
             return _Spelling(
@@ -372,6 +427,28 @@ def _member(prefix: Node, name: str) -> cst.Attribute:
     return cst.Attribute(prefix.deep_clone(), cst.Name(name))
 
 
+def _plain_where(func: Node, qualified: Optional[str], polarity: Optional[bool], op: SingularOp) -> _Spelling:
+    """A where that broadcasts, with a literal safe value; TensorFlow's does not promote dtypes, so
+    there the safe value is built from the argument itself (`tf.ones_like(x)`)."""
+    prefix = func.value if isinstance(func, cst.Attribute) else None
+    mask = _where_mask(func, polarity)
+    module = qualified.rsplit(".", 1)[0] if qualified else ""
+    if module in _TF_MODULES and prefix is not None:
+        return _Spelling(mask, _tf_like(prefix, op.safe_value), True)
+    literal = _safe_literal(op)
+    return _Spelling(mask, lambda _: literal, False)
+
+
+def _method_where(negate: bool, op: SingularOp) -> _Spelling:
+    """`x.where(c, safe)` (torch): keeps x where c holds; the argument is the receiver."""
+    literal = _safe_literal(op)
+    return _Spelling(lambda c, a, s: _call(cst.Attribute(a, cst.Name("where")), _negated(c) if negate else c, s), lambda _: literal, False, arg_as_receiver=True)
+
+
+def _safe_literal(op: SingularOp) -> Node:
+    return number_literal(op.safe_value, integral=op.key == "remainder")
+
+
 def _where_mask(func: Node, polarity: Optional[bool]) -> Callable[[Node, Node, Node], Node]:
     if polarity is False:
         return lambda c, a, s: _call(func.deep_clone(), c, s, a)
@@ -382,15 +459,7 @@ def _tf_like(prefix: Node, value: float) -> Callable[[Node], Node]:
     if value in (0.0, 1.0):
         name = "ones_like" if value == 1.0 else "zeros_like"
         return lambda a: _call(_member(prefix, name), a)
-    return lambda a: cst.BinaryOperation(_literal(value, False), cst.Multiply(), _call(_member(prefix, "ones_like"), a))
-
-
-def _literal(value: float, integral: bool) -> Node:
-    if integral and float(value).is_integer():
-        number: Node = cst.Integer(str(abs(int(value))))
-    else:
-        number = cst.Float(repr(abs(float(value))))
-    return cst.UnaryOperation(cst.Minus(), number) if value < 0 else number
+    return lambda a: cst.BinaryOperation(number_literal(value, False), cst.Multiply(), _call(_member(prefix, "ones_like"), a))
 
 
 def _negated(cond: Node) -> Node:

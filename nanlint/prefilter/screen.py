@@ -35,6 +35,7 @@ class Reported:
 
     clamp_branches: bool  # NAN101: a clamp's own operand
     clamp_in_op: bool  # NAN102: a clamp as the argument of an op
+    nan_masks: bool = False  # NAN201: a where that tests for NaN, and a replacement (`nan_to_num`), are kept
 
 
 @dataclass
@@ -44,6 +45,7 @@ class _SelectCall:
     method_form: bool
     taker: Optional[ast.Call]  # the call that takes this one as an argument or receiver
     scope: Optional[ast.AST]  # the innermost function, lambda or class holding it
+    replacement: bool = False  # a NaN replacement (`nan_to_num`), not a select
 
 
 class Screen:
@@ -55,6 +57,7 @@ class Screen:
         self.select_methods, self.op_methods = catalog.method_names(imports.frameworks)
         self._selects = _Lookup(catalog.select, catalog.select_function_leaves, imports)
         self._ops = _Lookup(catalog.op, catalog.op_function_leaves, imports)
+        self._masks = _NanMasks(catalog, imports) if reported.nan_masks else None
 
     def may_hold_finding(self, node: ast.AST, module_level: bool = False, at: Optional[Sequence[Position]] = None, walrus: bool = True) -> bool:
         """Whether the detector could report anything in `node` (a function, class member or statement).
@@ -66,7 +69,10 @@ class Screen:
         `:=` may bind a local.
         """
         assignments: dict[int, dict[str, list[tuple[Position, ast.expr]]]] = {}
+        masks = []  # NAN201's, looked at last: most units are kept, or not, without them
         for found in self._select_calls(node, at):
+            if self._masks is not None:
+                masks.append(found)
             kind = found.select.kind if found.select is not None else None
             if kind == "clamp" or kind is None:
                 if self.reported.clamp_in_op and found.taker is not None and self._is_op_call(found.taker):
@@ -87,7 +93,8 @@ class Screen:
                 assignments[id(found.scope)] = _own_assignments(found.scope, walrus)
             if self._reaches_through_locals(read, start_position(found.call), assignments[id(found.scope)]):
                 return True
-        return False
+        # NAN201: what a mask's value comes from is the detector's to follow.
+        return any(self._may_mask(found, assignments, walrus) for found in masks)
 
     def _select_calls(self, node: ast.AST, at: Optional[Sequence[Position]]) -> Iterator[_SelectCall]:
         if at is None:
@@ -138,12 +145,16 @@ class Screen:
             return _SelectCall(call, hit[0] if hit else None, True, taker, scope)
         if dotted is not None and dotted[-1] in self._selects.leaves and dotted[0] in self.targets:
             return _SelectCall(call, None, False, taker, scope)  # an alias the catalog may know: maybe
+        if self._masks is not None and self._replaces(dotted, func.attr if type(func) is ast.Attribute else None):
+            return _SelectCall(call, None, False, taker, scope, replacement=True)
         return None
 
-    def _reaches_through_locals(self, read: set[str], at: Position, assigned: dict[str, list[tuple[Position, ast.expr]]]) -> bool:
+    def _reaches_through_locals(self, read: set[str], at: Position, assigned: dict[str, list[tuple[Position, ast.expr]]], scan=None) -> bool:
         """Whether a local the branches read was assigned before `at` in the same function, maybe
-        through other locals, from an expression that holds an op: a superset of the locals the
-        detector follows (it takes only the latest assignment, and as deep as MAX_INDIRECTION)."""
+        through other locals, from an expression that holds an op (or what `scan` looks for, in the
+        same shape: found, and the names read): a superset of the locals the detector follows (it
+        takes only the latest assignment, and as deep as MAX_INDIRECTION)."""
+        scan = scan or self._scan
         frontier = [(name, at, 1) for name in read]
         seen: set[tuple[str, Position]] = set()
         while frontier:
@@ -152,7 +163,7 @@ class Screen:
                 if bound_at >= use or (name, bound_at) in seen:
                     continue
                 seen.add((name, bound_at))
-                direct, names = self._scan(value)
+                direct, names = scan(value)
                 if direct:
                     return True
                 if depth < MAX_INDIRECTION:
@@ -162,20 +173,11 @@ class Screen:
     def _scan(self, node: ast.AST) -> tuple[bool, set[str]]:
         """Whether the expression applies an op (a call or a leaking operator) outside any lambda,
         and the names it reads."""
-        names: set[str] = set()
-        stack = [node]
-        while stack:
-            sub = stack.pop()
-            kind = type(sub)
-            if kind is ast.Name:
-                names.add(sub.id)
-                continue
-            if kind is ast.Lambda:
-                continue  # its body runs elsewhere: the detector does not look inside
-            if (kind is ast.Call and self._is_op_call(sub)) or (kind is ast.BinOp and _operator_may_leak(sub)):
-                return True, names
-            stack.extend(children(sub))
-        return False, names
+        return _scan_for([node], self._applies_op)
+
+    def _applies_op(self, node: ast.AST) -> bool:
+        kind = type(node)
+        return (kind is ast.Call and self._is_op_call(node)) or (kind is ast.BinOp and _operator_may_leak(node))
 
     # --- what a call is ------------------------------------------------------------------------
     def _is_op_call(self, call: ast.Call) -> bool:
@@ -189,11 +191,33 @@ class Screen:
     def may_call_a_select(self, dotted: Optional[list[str]], name: str) -> bool:
         """The same question asked of the text of a call: `dotted` is its whole dotted name
         (`["jnp", "where"]`), or None when the text does not show where it starts."""
+        if self._masks is not None and (self._replaces(dotted, name) if dotted is not None else name in self._masks.replacements.leaves):
+            return True
         if dotted is None:
             return name in self.select_methods or name in self._selects.leaves
         if len(dotted) > 1 and dotted[-1] in self.select_methods:
             return True
         return self._selects.entry(self._qualified_candidates(dotted, self._selects)) is not None
+
+    def _may_mask(self, found: _SelectCall, assignments: dict, walrus: bool) -> bool:
+        """NAN201: a replacement; or a select whose arguments, or the locals they read (assigned before it
+        in the same function, as deep as the detector follows a condition), call a NaN test or compare
+        a value with itself."""
+        if found.replacement:
+            return True
+        tests, names = self._masks.scan(*_condition(found))
+        if tests or not names or not isinstance(found.scope, _FUNCTIONS):
+            return tests  # elsewhere a branch that reads a name is kept anyway
+        if id(found.scope) not in assignments:
+            assignments[id(found.scope)] = _own_assignments(found.scope, walrus)
+        return self._reaches_through_locals(names, start_position(found.call), assignments[id(found.scope)], self._masks.scan)
+
+    def _replaces(self, dotted: Optional[list[str]], method: Optional[str]) -> bool:
+        """NAN201: a NaN replacement, through the imports (`jnp.nan_to_num`) or as a tensor method (`x.nan_to_num()`)."""
+        masks = self._masks
+        if method in masks.methods:
+            return True
+        return dotted is not None and masks.replacements.entry(self._qualified_candidates(dotted, masks.replacements)) is not None
 
     def _qualified_candidates(self, dotted: list[str], lookup: "_Lookup") -> list[str]:
         """The qualified names a dotted call may stand for, through the file's imports."""
@@ -223,6 +247,47 @@ class _Lookup:
         return None
 
 
+class _NanMasks:
+    """What NAN201 needs of the screen: the NaN replacements (`nan_to_num`) a call may be, and the
+    NaN tests (by last name, aliases included) an expression may call."""
+
+    def __init__(self, catalog: Catalog, imports: Imports) -> None:
+        self.replacements = _Lookup(catalog.replacement, catalog.replacement_leaves, imports)
+        self.methods = catalog.replacement_methods(imports.frameworks)
+        self.tests = catalog.nan_test_leaves | {alias for alias, name in imports.renamed.items() if name in catalog.nan_test_leaves}
+
+    def scan(self, *nodes: ast.AST) -> tuple[bool, set[str]]:
+        """Whether the expressions call a NaN test or compare a value with itself (`v != v`), and the
+        names they read (outside lambdas)."""
+        return _scan_for(list(nodes), self._is_test)
+
+    def _is_test(self, node: ast.AST) -> bool:
+        kind = type(node)
+        if kind is ast.Call:
+            func = node.func
+            return (func.attr if type(func) is ast.Attribute else getattr(func, "id", None)) in self.tests
+        return kind is ast.Compare and len(node.ops) == 1 and ast.dump(node.left) == ast.dump(node.comparators[0])
+
+
+def _scan_for(nodes: list[ast.AST], wanted) -> tuple[bool, set[str]]:
+    """Whether a node under `nodes` outside any lambda is `wanted`, and the names they read (all of
+    them, when none is)."""
+    names: set[str] = set()
+    stack = nodes
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            names.add(node.id)
+            continue
+        if kind is ast.Lambda:
+            continue  # its body runs elsewhere: the detector does not look inside
+        if wanted(node):
+            return True, names
+        stack.extend(children(node))
+    return False, names
+
+
 # --- the branches of a select ---------------------------------------------------------------------
 def _branch_values(found: _SelectCall) -> list[ast.expr]:
     """What the select may select: the branch arguments as the catalog places them; everything it
@@ -236,6 +301,17 @@ def _branch_values(found: _SelectCall) -> list[ast.expr]:
     if select.kind == "select_n":
         return list(call.args[1:])
     return [v for spec in select.branches if (v := _arg(call, spec)) is not None]
+
+
+def _condition(found: _SelectCall) -> list[ast.expr]:
+    """Where a where's NaN test can be: its condition; everything it reads when its shape or its
+    select is not known for sure; nowhere for the other selects (NAN201 reads only wheres)."""
+    call, select = found.call, found.select
+    if select is None or any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
+        return _inputs(call)
+    spec = select.method_cond if found.method_form else select.cond
+    value = _arg(call, spec) if select.kind == "where" and spec is not None else None
+    return [value] if value is not None else []
 
 
 def _arg(call: ast.Call, spec: Arg, receiver: Optional[ast.expr] = None) -> Optional[ast.expr]:

@@ -10,6 +10,7 @@ from nanlint.rules.nan003_where_guard_admits_pole import WhereGuardAdmitsPole
 from nanlint.rules.nan004_where_branch_overflow import WhereBranchOverflow
 from nanlint.rules.nan101_clamp_of_singular_op import ClampOfSingularOp
 from nanlint.rules.nan102_clamp_bound_at_pole import ClampBoundAtPole
+from nanlint.rules.nan201_nan_masked_after_the_fact import NanMaskedAfterTheFact
 from nanlint.rules.nan401_singular_op_under_unrelated_condition import SingularOpUnderUnrelatedCondition
 from nanlint.rules.nan900_invalid_syntax import InvalidSyntax
 
@@ -20,6 +21,7 @@ RULES: tuple[type[Rule], ...] = (
     WhereBranchOverflow,
     ClampOfSingularOp,
     ClampBoundAtPole,
+    NanMaskedAfterTheFact,
     SingularOpUnderUnrelatedCondition,
     InvalidSyntax,
 )

@@ -5,7 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from nanlint.analysis.detector import OPERATORS, Detector
-from nanlint.analysis.sites import LeakSite, SiteKind
+from nanlint.analysis.masking import domain_condition
+from nanlint.analysis.sites import LeakSite, MaskSite, Site, SiteKind
+from nanlint.analysis.tree import code
 from nanlint.diagnostics import Diagnostic, Related
 from nanlint.rules import BY_KIND
 
@@ -29,16 +31,23 @@ def site_facts(site: LeakSite, detector: Detector) -> dict[str, str]:
     }
 
 
-def build_diagnostic(site: LeakSite, detector: Detector, filename: str) -> Diagnostic:
-    rule = BY_KIND[site.kind]
+def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnostic:
+    if isinstance(site, MaskSite):
+        return _mask_diagnostic(site, detector, filename)
     facts = site_facts(site, detector)
-    primary = site.use.via if site.use.via is not None else site.use.node
-    start, end = detector.locations(primary)
+    start, end = _primary(site, detector)
     related = []
     if site.use.via is not None:
         related.append(Related(f"`{facts['local']}` is computed by `{facts['op']}` here", *detector.locations(site.use.node)))
     if site.admitted is not None and site.branch.cond is not None:
         related.append(Related(f"the condition selects the pole at {facts['admitted']}", *detector.locations(site.branch.cond)))
+    return _diagnostic(site, facts, filename, (start, end), related, site.use.op.key, site.branch.label)
+
+
+def _diagnostic(site: Site, facts: dict[str, str], filename: str, place, related: list[Related], op, branch) -> Diagnostic:
+    """The finding of `site`, in the words of the rule that reports its kind."""
+    rule = BY_KIND[site.kind]
+    start, end = place
     return Diagnostic(
         code=rule.CODE,
         name=rule.NAME,
@@ -49,19 +58,21 @@ def build_diagnostic(site: LeakSite, detector: Detector, filename: str) -> Diagn
         fix_title=rule.FIX_TITLE.format(**facts) if rule.FIX_TITLE else None,
         noqa_row=start.row,
         framework=site.framework,
-        op=site.use.op.key,
-        branch=site.branch.label,
+        op=op,
+        branch=branch,
         related=related,
         site=site,
     )
 
 
-def suppression_lines(site: LeakSite, detector: Detector) -> tuple[set[int], set[int]]:
+def suppression_lines(site: Site, detector: Detector) -> tuple[set[int], set[int]]:
     """Lines whose comments can silence a site: every line of the select call and of the op (and,
-    for an indirect leak, of the definition); a comment-only line above either start counts too."""
-    nodes = [site.select, site.use.node]
-    if site.use.via is not None:
-        nodes.append(site.use.via)
+    for an indirect leak, of the definition; for a NaN mask, of its producer); a comment-only line
+    above either start counts too."""
+    if isinstance(site, MaskSite):
+        nodes = [site.select, site.producer]
+    else:
+        nodes = [site.select, site.use.node] + ([site.use.via] if site.use.via is not None else [])
     lines: set[int] = set()
     above: set[int] = set()
     for node in nodes:
@@ -69,6 +80,58 @@ def suppression_lines(site: LeakSite, detector: Detector) -> tuple[set[int], set
         lines.update(rows)
         above.add(rows.start)
     return lines, above
+
+
+# --- NAN201: a NaN mask after the fact -------------------------------------------------------------
+def mask_facts(site: MaskSite, detector: Detector) -> dict[str, str]:
+    """The words of a NaN mask's message and help: the value, the mask, and what makes the value non-finite."""
+    producer = _snippet(detector.code(site.producer))
+    facts = {"value": _snippet(detector.code(site.value)), "mask": site.select_display, "producer": producer}
+    if site.use is None:
+        facts["source"] = f"where `{producer}` turns it non-finite the gradient stays NaN"
+        facts["remedy"] = f"Mask the inputs of `{_op_name(site.producer, detector)}` before it computes (double where), or clamp them into its domain: masking its output cannot fix the gradient"
+        return facts
+    arg = _snippet(detector.code(site.use.arg))
+    facts["source"] = f"where `{producer}` has {site.use.leak_domain.describe(arg)} the gradient stays NaN ({site.use.op.why})"
+    condition = domain_condition(site.use.arg, site.domain)
+    keep = f": keep it where `{_snippet(code(condition))}` and give it a safe value elsewhere" if condition is not None else ""
+    facts["remedy"] = f"Mask `{arg}` before `{producer}` computes{keep} (double where), or clamp it into the op's domain"
+    return facts
+
+
+def _mask_diagnostic(site: MaskSite, detector: Detector, filename: str) -> Diagnostic:
+    facts = mask_facts(site, detector)
+    start, end = detector.locations(site.test)
+    related = []
+    mask_start, mask_end = detector.span(site.select)
+    producer_start, producer_end = detector.span(site.producer)
+    if not mask_start <= producer_start < producer_end <= mask_end:  # `nan_to_num(log(p))` shows it already
+        related.append(Related(f"`{facts['value']}` is made non-finite by `{facts['producer']}` here", *detector.locations(site.producer)))
+    if site.removed_test is not None:
+        tf2 = site.removed_test.rsplit(".", 1)[-1]
+        related.append(
+            Related(f"`{site.removed_test}` does not exist in TensorFlow 2: calling it raises AttributeError; use `tf.math.{tf2}`", start, end)
+        )
+    if site.linked is not None:
+        other = BY_KIND[site.linked.kind].CODE
+        related.append(Related(f"`{facts['producer']}` is also reported here, as {other}", *_primary(site.linked, detector)))
+    return _diagnostic(site, facts, filename, (start, end), related, site.use.op.key if site.use is not None else None, None)
+
+
+def link_masks(diagnostics: list[Diagnostic]) -> None:
+    """Give the finding on a NaN mask's producer (NAN001, NAN002, ...) a note pointing back at the mask."""
+    by_site = {id(d.site): d for d in diagnostics if d.site is not None}
+    for d in diagnostics:
+        site = d.site
+        if isinstance(site, MaskSite) and site.linked is not None and id(site.linked) in by_site:
+            by_site[id(site.linked)].related.append(
+                Related(f"its NaN is also masked after the fact here ({d.code}), which keeps the gradient NaN", d.location, d.end_location)
+            )
+
+
+def _primary(site: LeakSite, detector: Detector):
+    """Where a leak site's finding is reported: at the local of an indirect leak, else at the op."""
+    return detector.locations(site.use.via if site.use.via is not None else site.use.node)
 
 
 def deduplicated(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -18,6 +18,9 @@ from nanlint.catalog.tables import (
     GRADIENT_SAFE,
     SHAPE_ONLY,
     GRADIENT_SAFE_METHODS,
+    NAN_PRESERVING,
+    NAN_REPLACEMENTS,
+    NAN_TESTS,
     OPS,
     RANDOM_NAME,
     SELECTS,
@@ -45,19 +48,21 @@ def _root_framework(name: str) -> str | None:
 
 def _build() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     names: dict[str, set[str]] = {fw: set() for fw in BACKENDS}
-    for table in (OPS, SELECTS):
+    for table in (OPS, SELECTS, NAN_TESTS, NAN_REPLACEMENTS):
         for entry in table:
             for fw, qualified in entry.names.items():
                 if fw in BACKENDS:
                     names[fw].update(qualified)
-    elementwise = (f"{module}.{leaf}" for modules in ELEMENTWISE_MODULES.values() for module in modules for leaf in ELEMENTWISE_LEAVES)
+    # The elementwise math, and what a value passes through on its way to a NaN mask (NAN201): pure tensor math.
+    leaves = (*ELEMENTWISE_LEAVES, *NAN_PRESERVING)
+    elementwise = (f"{module}.{leaf}" for modules in ELEMENTWISE_MODULES.values() for module in modules for leaf in leaves)
     # GRADIENT_SAFE and BOUNDED_BELOW also list optax, jax_md, keras...: keep only the executable roots.
     for name in (*GRADIENT_SAFE, *BOUNDED_BELOW_FUNCTIONS, *SHAPE_ONLY, *elementwise):
         fw = _root_framework(name)
         if fw:
             names[fw].add(name)
-    methods = set(_EXTRA_METHODS)
-    for table in (OPS, SELECTS):
+    methods = set(_EXTRA_METHODS) | NAN_PRESERVING
+    for table in (OPS, SELECTS, NAN_TESTS, NAN_REPLACEMENTS):
         for entry in table:
             methods.update(entry.methods.get("torch", ()))
     methods.update(GRADIENT_SAFE_METHODS.get("torch", ()))

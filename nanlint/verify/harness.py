@@ -17,17 +17,19 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import libcst as cst
 
 from nanlint.analysis.analyse import analyse_whole_file
 from nanlint.analysis.detector import Detector
 from nanlint.analysis.names import Place, binding_at
-from nanlint.analysis.sites import LeakSite
+from nanlint.analysis.sites import LeakSite, MaskSite
 from nanlint.analysis.syntax import is_number, number
 from nanlint.catalog.tables import OP_INDEX, canonical_names
 from nanlint.diagnostics import Diagnostic
+from nanlint.limits import MAX_WAY
+from nanlint.verify.allowlist import NotAllowed, allowed_name
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, VERIFIED_SELECT_ONLY, Status, Verification
 
@@ -45,6 +47,7 @@ class _Job:
     backend: str
     trees: dict[str, list]
     variables: dict[str, list[float]]
+    judge: Optional[Callable[["_Job", dict], Verification]] = None  # another kind of job's verdict (NAN201's)
 
 
 # --- building jobs ----------------------------------------------------------------------------------
@@ -84,6 +87,9 @@ def build_jobs(result, outcome) -> tuple[list[_Job], dict[int, Verification]]:
 
 
 def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fixed_end: int) -> _Job | Verification:
+    mask = next((d.site for d in group if isinstance(d.site, MaskSite)), None)
+    if mask is not None:
+        return _build_mask_job(group, mask, detector, fixed, fixed_end)
     site: LeakSite = group[0].site
     backend = BACKENDS.get(site.framework)
     if backend is None:
@@ -225,7 +231,7 @@ def verify(files: list[tuple], *, dtype: str = "float32", timeout_s: float = DEF
         answers = {r.get("id"): r for r in response.get("results", [])}
         for i, job in enumerate(batch):
             answer = answers.get(str(i)) or {"error": response.get("error", "no answer from the worker")}
-            verdict = judge(job, answer)
+            verdict = (job.judge or judge)(job, answer)
             results.update({id(d): verdict for d in job.diagnostics})
     return results
 
@@ -313,3 +319,92 @@ def _close(a, b) -> bool:
 
 def _point(point: dict[str, float]) -> str:
     return ", ".join(f"{k}={v:g}" for k, v in point.items())
+
+
+# --- NAN201: a NaN mask after the fact ----------------------------------------------------------------
+# The mask is rebuilt with the computation its value comes from (locals followed back to their
+# definitions, as far as the harness evaluates them), and run as it is and as the offered fix leaves it.
+# It shows the point of the finding: where the masked value is finite and its gradient is not.
+def _build_mask_job(group: list[Diagnostic], site: MaskSite, detector: Detector, fixed: Detector, fixed_end: int) -> _Job | Verification:
+    backend = BACKENDS.get(site.framework)
+    if backend is None:
+        return Verification(UNVERIFIABLE, None, reason=f"no verification backend for {site.framework} code")
+    if site.removed_test is not None:
+        return Verification(UNVERIFIABLE, backend, reason=f"`{site.removed_test}` does not exist in TensorFlow 2: this code raises AttributeError before any gradient")
+    translator = Translator(detector.code, site.scope, detector.place(site.select), follow=MAX_WAY)
+    trees = {"original": translator.tree(site.select), "value": translator.tree(site.value)}
+    for call, scope in fixed.index.calls:
+        if fixed.span(call)[1] == fixed_end:
+            fixed_tree = Translator(fixed.code, scope, fixed.place(call), follow=MAX_WAY).tree(call)
+            if fixed_tree != trees["original"]:
+                trees["fixed"] = fixed_tree
+            break
+    unknown = sorted(name for name in set().union(*(functions(t) for t in trees.values())) if not _runs(name, backend))
+    if unknown:
+        return Verification(UNVERIFIABLE, backend, reason=f"`{unknown[0]}` is not a function the harness runs: the computation the value comes from cannot be rebuilt")
+    names = sorted(set().union(*(variables(t) for t in trees.values())))
+    if not names:
+        return Verification(UNVERIFIABLE, backend, reason="the expression has no free variable to probe")
+    return _Job(group, backend, trees, _probe_grid(names, trees, []), judge=judge_mask)
+
+
+def _runs(name: str, backend: str) -> bool:
+    try:
+        allowed_name(name, backend)
+    except NotAllowed:
+        return False
+    return True
+
+
+def _nan(value) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def judge_mask(job: _Job, answer: dict) -> Verification:
+    """Masked points are where the value is not finite and the mask made it so. The finding is shown
+    where a masked point's gradient is NaN, 0 * inf (preferring points at the producer's pole). With the
+    offered fix applied, no masked point's gradient may be NaN, and the values and gradients where the
+    mask keeps the value must be unchanged. (An infinite gradient is a true derivative that overflows,
+    `log` at 1e-40 in float32: no mask makes it.)"""
+    if "error" in answer:
+        return Verification(UNVERIFIABLE, job.backend, reason=answer["error"])
+    trees = answer["trees"]
+    names = list(job.variables)
+    before, unmasked = trees["original"], trees["value"]
+    after = trees.get("fixed", before)
+    at_pole = _pole_test(job)
+    shown: list[tuple[bool, int, str]] = []
+    failures: list[str] = []
+    probes = []
+    for i in range(len(job.variables[names[0]])):
+        point = {name: job.variables[name][i] for name in names}
+        grads_before = {n: before["grad"][n][i] for n in names}
+        grads_after = {n: after["grad"][n][i] for n in names}
+        masked = not finite(unmasked["value"][i]) and finite(before["value"][i])
+        leaking = sorted((n for n in names if _nan(grads_before[n])), key=lambda n: not at_pole(n, point))
+        if masked and leaking:
+            n = leaking[0]
+            shown.append((not at_pole(n, point), i, f"at {_point(point)} the masked value is finite ({before['value'][i]:g}) but d/d{n} is {grads_before[n]}"))
+        if "fixed" in trees and masked and any(_nan(g) for g in grads_after.values()):
+            failures.append(f"after the fix the gradient is still NaN at {_point(point)}")
+        if "fixed" in trees and not masked and finite(unmasked["value"][i]):
+            if not _same(before["value"][i], after["value"][i]):
+                failures.append(f"the fix changed a value the mask keeps at {_point(point)}: {before['value'][i]} -> {after['value'][i]}")
+            failures += [f"d/d{n} changed at {_point(point)}: {grads_before[n]} -> {grads_after[n]}" for n in names if finite(grads_before[n]) and not _close(grads_before[n], grads_after[n])]
+        note = "masked: value finite, gradient not" if masked and leaking and "fixed" not in trees else None
+        probes.append({"point": point, "value": before["value"][i], "grad_before": grads_before, "grad_after": grads_after, "selected_differentiable": finite(before["value"][i]), "note": note})
+    if not shown:
+        return Verification(UNVERIFIABLE, job.backend, False, "the NaN gradient did not reproduce: wherever the mask acts, the gradient is finite", probes)
+    reason = f"{min(shown)[2]}: masking after the fact does not fix the gradient"
+    if failures:
+        return Verification(FAILED, job.backend, True, f"{reason}; {failures[0]}", probes)
+    notes = ["after the offered fix (unsafe) the gradient is finite wherever the mask acted, and what it keeps is unchanged"] if "fixed" in trees else []
+    return Verification(VERIFIED, job.backend, True, reason, probes, notes + _second_mode_notes(job, answer))
+
+
+def _pole_test(job: _Job) -> Callable[[str, dict], bool]:
+    """Whether a variable is the producer's argument, at a point in the op's leak domain."""
+    site = next((d.site for d in job.diagnostics if isinstance(d.site, MaskSite)), None)
+    use = site.use if site is not None else None
+    arg = use.arg.value if use is not None and isinstance(use.arg, cst.Name) else None
+    return lambda name, point: name == arg and use.leak_domain.contains(point[name])

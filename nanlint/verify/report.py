@@ -43,7 +43,7 @@ def _table(verification: Verification) -> Table:
         after = ", ".join(_num(v) for v in probe["grad_after"].values())
         leaked = any(not finite(v) for v in probe["grad_before"].values())
         fixed = all(finite(v) for v in probe["grad_after"].values())
-        verdict = "leak fixed" if leaked and fixed else ("selected branch singular" if not probe["selected_differentiable"] else "")
+        verdict = "leak fixed" if leaked and fixed else ("selected branch singular" if not probe["selected_differentiable"] else probe.get("note") or "")
         point = ", ".join(f"{k}={_num(v)}" for k, v in probe["point"].items())
         table.add_row(point, _num(probe["value"]), before, after, verdict)
     return table

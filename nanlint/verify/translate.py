@@ -53,13 +53,19 @@ class Translator:
 
     `inline` maps local names to the expressions they stand for (the local of an indirect leak, a
     condition the fix hoisted); every other local name is a free variable that gets probe values.
+    With `follow`, a local of the scope assigned before is translated from its definition (at the
+    definition's place, so `x = f(x)` reads the `x` before it), as deep as `follow` says; a local
+    whose definition the harness would not evaluate stays a free variable.
     """
 
-    def __init__(self, code_for, scope: Scope, place: Place, inline: Optional[dict[str, cst.BaseExpression]] = None) -> None:
+    def __init__(
+        self, code_for, scope: Scope, place: Place, inline: Optional[dict[str, cst.BaseExpression]] = None, follow: int = 0
+    ) -> None:
         self.code_for = code_for
         self.scope = scope
         self.place = place
         self.inline = inline or {}
+        self.follow = follow
         self._depth = 0
 
     def tree(self, node: cst.BaseExpression) -> Tree:
@@ -96,6 +102,12 @@ class Translator:
             if value is None:
                 raise Untranslatable(f"`{name}` names `{binding.imported}`, not a value")
             return ["const", value]
+        if self.follow and binding is not None and binding.value is not None and binding.place < self.place:
+            if any(b is binding for b in self.scope.bindings.get(name, ())):
+                try:
+                    return Translator(self.code_for, self.scope, binding.place, self.inline, self.follow - 1).tree(binding.value)
+                except Untranslatable:
+                    pass  # `logits = model(x)`: from here on, `logits` is what the probes stand in for
         return ["var", name]
 
     def _inlined(self, name: str) -> Tree:
