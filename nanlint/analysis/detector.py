@@ -157,6 +157,7 @@ class Detector:
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
                     if site is not None and site.kind in kinds and not self.excluded(call):
                         site.scope = scope
+                        site.upstream = self._upstream(site, env)
                         found.append(site)
         if SiteKind.CLAMP_AT_POLE in kinds:
             found += self._clamps_at_poles()
@@ -427,6 +428,23 @@ class Detector:
             else:
                 found.add(name.value)
         return found
+
+    def _upstream(self, site: LeakSite, env: _Env) -> Optional[OpUse]:
+        """The singular op that computes the masked local, when it is singular exactly where the
+        local takes the value this site's op is singular at, and the condition is written on the
+        local itself (`g = norm(u)`, `where(g < c, u, u / g * c)`): then no mask of `g` helps, and
+        the condition cannot move to the op's argument either, since it reads the op's value."""
+        arg, cond = site.use.arg, site.branch.cond
+        if not isinstance(arg, cst.Name) or cond is None or arg.value not in {n.value for n in _loads(cond)}:
+            return None
+        arg_env = env.at(site.use.definition.place) if site.use.definition is not None else env
+        binding = arg_env.binding(arg)
+        if binding is None or not isinstance(binding.value, cst.Call):
+            return None
+        source = self._op_applied(binding.value, arg_env.at(binding.place))
+        if source is None or source.op.value_at_pole is None or not site.use.leak_domain.contains(source.op.value_at_pole):
+            return None
+        return source if depends_on_data(source.arg, arg_env.at(binding.place)) else None
 
     def _guard_verdict(self, branch: Branch, use: OpUse, env: _Env) -> tuple[GuardVerdict, Optional[tuple[IntervalSet, str]]]:
         """Compare what the guard selects with the op's leak domain, when the guard names the argument."""

@@ -70,6 +70,9 @@ class LeakSite:
     use: OpUse
     admitted: Optional[IntervalSet] = None  # POLE_ADMITTED: the pole values the guard selects
     guard_var: Optional[str] = None  # POLE_ADMITTED: the variable (source text) the guard constrains
+    # The op that computes the masked local, singular at the same points (`g = norm(u)` masked in
+    # `u / g` under `g < c`): a double where on this select leaves that op's derivative NaN.
+    upstream: Optional[OpUse] = None
     scope: Optional["Scope"] = field(default=None, repr=False)
 
 

@@ -84,6 +84,14 @@ class FixPlanner:
             return None
         if isinstance(site, MaskSite):
             return self._fix_producer(site, title)
+        if site.upstream is not None:
+            source, local = site.upstream, site.use.arg.value
+            return Fix(
+                Applicability.DISPLAY_ONLY,
+                f"{title}: a double where here is not enough: `{local}` is `{_snippet(self.detector.code(source.node))}`, whose own derivative is "
+                f"not finite at {source.op.domain_text}, where `{local}` = {source.op.value_at_pole:g} and this branch is not "
+                f"selected; masking `{local}` leaves it NaN. Write the condition without it: {source.op.without_it}",
+            )
         if not site.use.op.elementwise:
             return Fix(
                 Applicability.DISPLAY_ONLY,
@@ -473,6 +481,11 @@ def _prepared(arg: Node, as_receiver: bool) -> Node:
     if (as_receiver and not atom) or (isinstance(arg, (cst.NamedExpr, cst.GeneratorExp)) and not arg.lpar):
         return arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return arg
+
+
+def _snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _shared_ends(old: str, new: str) -> tuple[int, int]:

@@ -41,6 +41,16 @@ def render_concise(diagnostics: list[Diagnostic], *, color: bool, width: int) ->
     return _to_string([_header(d) for d in diagnostics], color=color, width=width)
 
 
+def _why_not_applied(d: Diagnostic) -> str | None:
+    """Why a fix nanlint only describes cannot be applied (its message, after the title it repeats)."""
+    if d.fix is None or d.fix.applicability is not Applicability.DISPLAY_ONLY or not d.fix.message:
+        return None
+    message = d.fix.message
+    if d.fix_title and message.startswith(d.fix_title + ": "):
+        message = message[len(d.fix_title) + 2 :]
+    return message if message != d.fix_title else None
+
+
 def render_full(diagnostics: list[Diagnostic], *, sources: dict, color: bool, width: int) -> str:
     lines: list[Text] = []
     split: dict = {}  # each file's (or notebook cell's) lines, split once however many findings it has
@@ -57,6 +67,9 @@ def render_full(diagnostics: list[Diagnostic], *, sources: dict, color: bool, wi
             lines.extend(_frame(d, frame_lines, width))
         if d.fix_title:
             lines.append(Text.assemble(("help:", HELP_STYLE), f" {d.fix_title}"))
+        why = _why_not_applied(d)
+        if why:
+            lines.append(Text.assemble(("note:", NOTE_STYLE), f" not applied automatically: {why}"))
         if frame_lines is not None and d.fix is not None and d.fix.edits:
             # A notebook's fix may edit more than one cell: each cell's edits against its own lines.
             for cell in dict.fromkeys(e.cell for e in d.fix.edits):
