@@ -103,7 +103,7 @@ _FIX_OPTIONS = [
     click.option("--fix-only", is_flag=True, help="Apply fixes and report nothing about what is left."),
     click.option("--show-fixes", is_flag=True, help="List the fixes that were applied."),
     click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when a file was changed, even if nothing is left."),
-    click.option("--verify", is_flag=True, help="Prove each fix under XLA first; with --fix, apply only verified fixes."),
+    click.option("--verify", is_flag=True, help="Prove each fix under XLA first; with --fix, apply only fixes proven on their select."),
     click.option("--add-noqa", is_flag=True, help="Add `# nanlint: ignore[CODE]` to every current finding, and exit."),
     click.option("--write-baseline", type=click.Path(dir_okay=False), help="Record the current findings in this file, and exit."),
     click.option("--baseline", type=click.Path(dir_okay=False), help="Report only findings that this baseline file does not record."),

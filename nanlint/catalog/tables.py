@@ -139,6 +139,12 @@ class SingularOp:
     # it is not about it). None: no simple condition states it (overflow depends on the dtype; lgamma's
     # poles are points), and for powers `power_domain` decides by exponent.
     domain: Optional[IntervalSet] = None
+    # The op's value at its pole, when finite (sqrt(0) = 0, ||0|| = 0): a later op singular at that
+    # value (a division) leaks where this one is singular, and masking the later op's argument
+    # leaves this op's derivative NaN there (the verification harness shows it).
+    value_at_pole: Optional[float] = None
+    # How to compare without the op, for a condition written on its value (`g < c` with g = ||u||).
+    without_it: str = ""
 
 
 def _expand(spec: str) -> tuple[str, ...]:
@@ -193,6 +199,8 @@ OPS: tuple[SingularOp, ...] = (
         tf_eager_hides=True,
         clamp_side="low",
         domain=_NONNEGATIVE,
+        value_at_pole=0.0,
+        without_it="compare the square instead of the root (`x < c**2` for `sqrt(x) < c`)",
     ),
     SingularOp(
         key="rsqrt",
@@ -220,6 +228,8 @@ OPS: tuple[SingularOp, ...] = (
         probes=(0.0, -8.0, 8.0),
         names=_names(jax="jnp.cbrt lax.cbrt", tensorflow="tnp.cbrt", autograd="anp.cbrt", keras="ops.cbrt", numpy="np.cbrt"),
         domain=_EVERYWHERE,
+        value_at_pole=0.0,
+        without_it="compare the cube instead of the root (`x < c**3` for `cbrt(x) < c`)",
     ),
     SingularOp(
         key="log",
@@ -433,6 +443,8 @@ OPS: tuple[SingularOp, ...] = (
         methods=_methods(torch="acosh arccosh acosh_"),
         clamp_side="low",
         domain=IntervalSet.above(1.0, closed=True),
+        value_at_pole=0.0,
+        without_it="compare the argument (`x < cosh(c)` for `arccosh(x) < c`)",
     ),
     SingularOp(
         key="exp",
@@ -575,11 +587,20 @@ OPS: tuple[SingularOp, ...] = (
         domain_text="v = 0 (the whole vector)",
         safe_value=1.0,
         probes=(0.0, 3.0),
-        names=_names(jax="jnp.linalg.norm", tensorflow="tf.norm tf.linalg.norm", autograd="anp.linalg.norm", keras="ops.norm"),
+        # optax's tree norms are sqrt(sum of squares) (`squared=True` skips the root).
+        names=_names(
+            jax="jnp.linalg.norm optax.tree.norm optax.tree_utils.tree_l2_norm optax.global_norm",
+            tensorflow="tf.norm tf.linalg.norm tf.linalg.global_norm",
+            autograd="anp.linalg.norm",
+            keras="ops.norm",
+        ),
         safe_in=("torch",),
+        guard_keywords=("squared",),
         elementwise=False,
         clamp_side="low",
         domain=_EVERYWHERE,
+        value_at_pole=0.0,
+        without_it="compare the squared norm (`sum(v**2) < c**2`), or compute the norm safely (`optax.safe_norm`, or the norm of `where(any(v != 0), v, 1)`)",
     ),
 )
 
@@ -726,6 +747,7 @@ ELEMENTWISE_LEAVES: tuple[str, ...] = tuple(
     reduce_all add subtract multiply divide true_divide mod remainder fmod floor_divide sigmoid softplus
     relu erf erfc erfinv lgamma digamma hypot copysign cast astype asarray convert_to_tensor as_tensor
     stop_gradient xlogy xlog1py divide_no_nan reciprocal_no_nan
+    lt le gt ge eq ne sub mul div neg max min real imag conj convert_element_type
     """.split()
 )
 ELEMENTWISE_MODULES: dict[str, tuple[str, ...]] = {
@@ -733,6 +755,17 @@ ELEMENTWISE_MODULES: dict[str, tuple[str, ...]] = {
     "tensorflow": ("tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.experimental.numpy"),
     "torch": ("torch", "torch.special", "torch.nn.functional"),
 }
+# Dtypes by the name every framework gives them (`jnp.float32`, `tf.float32`, `torch.float32`, "float32"):
+# the verification harness passes them to casts and constructors as the framework's own dtype.
+DTYPE_NAMES = frozenset(
+    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 complex64 complex128".split()
+)
+
+# Where a call takes its dtype without the `dtype=` keyword: the argument's index, by the call's last
+# name, for functions (`tf.cast(x, t)`) and for tensor methods (`x.astype(t)`).
+DTYPE_ARGUMENT_OF_FUNCTION = {"cast": 1, "convert_element_type": 1, "asarray": 1, "array": 1, "constant": 1, "astype": 1}
+DTYPE_ARGUMENT_OF_METHOD = {"astype": 0, "to": 0, "type": 0}
+
 # Tensor methods that only cast, copy or reshape a value.
 CAST_METHODS: tuple[str, ...] = ("astype", "to", "float", "double", "half", "type", "type_as", "reshape", "squeeze", "unsqueeze", "expand_as", "clone")
 

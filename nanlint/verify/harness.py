@@ -23,12 +23,11 @@ import libcst as cst
 
 from nanlint.analysis.analyse import analyse_whole_file
 from nanlint.analysis.detector import Detector
-from nanlint.analysis.names import Place, binding_at
 from nanlint.analysis.sites import LeakSite, MaskSite
 from nanlint.analysis.syntax import is_number, number
 from nanlint.catalog.tables import OP_INDEX, canonical_names
 from nanlint.diagnostics import Diagnostic
-from nanlint.limits import MAX_WAY
+from nanlint.fix.model import Applicability
 from nanlint.verify.allowlist import NotAllowed, allowed_name
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, VERIFIED_SELECT_ONLY, Status, Verification
@@ -48,6 +47,10 @@ class _Job:
     trees: dict[str, list]
     variables: dict[str, list[float]]
     judge: Optional[Callable[["_Job", dict], Verification]] = None  # another kind of job's verdict (NAN201's)
+    # Why the trees are not the whole function's computation (a value from a call nanlint does not run).
+    unmodeled: list[str] = field(default_factory=list)
+    pointwise: bool = False  # a tree reduces (a norm): evaluate each probe point on its own
+    assumed: list[str] = field(default_factory=list)  # what the trees take for granted (a dtype), for the notes
 
 
 # --- building jobs ----------------------------------------------------------------------------------
@@ -94,47 +97,51 @@ def _build_job(group: list[Diagnostic], detector: Detector, fixed: Detector, fix
     backend = BACKENDS.get(site.framework)
     if backend is None:
         return Verification(UNVERIFIABLE, None, reason=f"no verification backend for {site.framework} code")
-    if site.select_fn.kind != "where" or not all(d.site.use.op.elementwise for d in group):
-        return Verification(UNVERIFIABLE, backend, reason="only elementwise where/select findings can be probed pointwise")
-    locals_ = {d.site.use.via.value for d in group if d.site.use.via is not None}
+    if site.select_fn.kind != "where":
+        return Verification(UNVERIFIABLE, backend, reason="only where/select findings can be probed pointwise")
     place = detector.place(site.select)
-    translator = Translator(detector.code, site.scope, place, _inline(site.scope, place, locals_, set()))
+    runs = lambda name: _runs(name, backend)  # noqa: E731
+    translator = Translator(detector.code, site.scope, place, runs=runs)
     true, false = detector.branches_of(site.select, site.scope)
     trees = {
         "original": translator.tree(site.select),
         "cond": translator.tree(true.cond),
         "true": translator.tree(true.expr),
         "false": translator.tree(false.expr),
-        "fixed": _fixed_tree(detector, fixed, fixed_end, locals_),
     }
+    fixed_translator, fixed_call = _fixed_translator(fixed, fixed_end, runs)
+    trees["fixed"] = fixed_translator.tree(fixed_call)
     if trees["fixed"] == trees["original"]:
-        return Verification(UNVERIFIABLE, backend, reason="no fix was applied to this select (none is offered, or it is not applicable)")
+        return Verification(UNVERIFIABLE, backend, reason=_why_unchanged(group))
+    if not any(variables(Translator(detector.code, site.scope, place, unmodeled=[], runs=runs).tree(d.site.use.arg)) for d in group if _translatable(d)):
+        return Verification(UNVERIFIABLE, backend, reason="the argument cannot reach the pole: it is a constant")
     names = sorted(set().union(*(variables(t) for t in trees.values())))
     if not names:
         return Verification(UNVERIFIABLE, backend, reason="the expression has no free variable to probe")
-    return _Job(group, backend, trees, _probe_grid(names, trees, group))
+    unmodeled = list(dict.fromkeys(translator.unmodeled + fixed_translator.unmodeled))
+    pointwise = not all(d.site.use.op.elementwise for d in group if _translatable(d))
+    assumed = list(dict.fromkeys(translator.assumed + fixed_translator.assumed))
+    return _Job(group, backend, trees, _probe_grid(names, trees, group), unmodeled=unmodeled, pointwise=pointwise, assumed=assumed)
 
 
-def _inline(scope, place: Place, locals_: set[str], introduced: set[str]) -> dict[str, cst.BaseExpression]:
-    """The definitions to verify through: the locals of indirect leaks, and the names a fix introduced."""
-    out = {}
-    for name in locals_ | introduced:
-        binding = binding_at(scope, name, place)
-        if binding is not None and binding.value is not None:
-            out[name] = binding.value
-    return out
+def _why_unchanged(group: list[Diagnostic]) -> str:
+    """Why a select was left as it was: a fix nanlint only describes says why in its message."""
+    advice = next((d.fix.message for d in group if d.fix is not None and d.fix.applicability is Applicability.DISPLAY_ONLY and d.fix.message), None)
+    if advice is not None:
+        return f"no fix was applied to this select, none can be: {advice}"
+    return "no fix was applied to this select (none is offered, or it needs --unsafe-fixes)"
 
 
-def _fixed_tree(detector: Detector, fixed: Detector, end: int, locals_: set[str]) -> list:
-    """The same select in the fixed text (the call that ends at `end`), with the names the fixes
-    introduced (`ok = ...`) inlined."""
-    scopes = [detector.index.module_scope, *detector.index.scope_of.values()]
-    known = {name for scope in scopes for name in scope.bindings}
+def _translatable(d: Diagnostic) -> bool:
+    return d.site is not None and getattr(d.site, "use", None) is not None
+
+
+def _fixed_translator(fixed: Detector, end: int, runs) -> tuple[Translator, cst.Call]:
+    """The same select in the fixed text (the call that ends at `end`), and a translator there; the
+    names a fix introduced (`ok = ...`) are locals like any other."""
     for call, scope in fixed.index.calls:
         if fixed.span(call)[1] == end:
-            place = fixed.place(call)
-            introduced = {name for name in scope.bindings if name not in known}
-            return Translator(fixed.code, scope, place, _inline(scope, place, locals_, introduced)).tree(call)
+            return Translator(fixed.code, scope, fixed.place(call), runs=runs), call
     raise Untranslatable("the fixed select could not be located")
 
 
@@ -223,7 +230,7 @@ def verify(files: list[tuple], *, dtype: str = "float32", timeout_s: float = DEF
             "backend": backend,
             "dtype": dtype,
             "timeout_s": timeout_s,
-            "jobs": [{"id": str(i), "variables": job.variables, "trees": job.trees} for i, job in enumerate(batch)],
+            "jobs": [{"id": str(i), "variables": job.variables, "trees": job.trees, "pointwise": job.pointwise} for i, job in enumerate(batch)],
         }
         response = run_worker(request, timeout_s)
         if response.get("error") == f"backend not installed: {backend}":  # found, but it does not import
@@ -241,6 +248,10 @@ def judge(job: _Job, answer: dict) -> Verification:
     if "error" in answer:
         return Verification(UNVERIFIABLE, job.backend, reason=answer["error"])
     trees = answer.get("trees", {})
+    for label in ("true", "false"):
+        if "grad" not in trees.get(label, {}) and "value" in trees.get(label, {}) and not variables(job.trees[label]):
+            # A constant branch (`0`, an integer literal) depends on nothing: its gradient is zero.
+            trees[label]["grad"] = {n: [0.0] * len(trees[label]["value"]) for n in job.variables}
     without = [label for label in ("original", "fixed", "true", "false") if "grad" not in trees.get(label, {})]
     if without:
         # A select of integers or booleans has no gradient: nothing can leak through it.
@@ -269,10 +280,13 @@ def judge(job: _Job, answer: dict) -> Verification:
             if differentiable and not finite(grads_before[n]):
                 reproduced = True
         probes.append({"point": point, "value": value_before, "grad_before": grads_before, "grad_after": grads_after, "selected_differentiable": differentiable})
-    notes = _second_mode_notes(job, answer)
+    notes = job.assumed + _second_mode_notes(job, answer)
     if failures:
         return Verification(FAILED, job.backend, reproduced, failures[0], probes, notes)
     reason = None if reproduced else "the leak did not reproduce at the probe points"
+    if job.unmodeled:
+        # The select is proven; the function's gradient is not, where a value comes from outside the trees.
+        return Verification(VERIFIED_SELECT_ONLY, job.backend, reproduced, job.unmodeled[0], probes, notes)
     return Verification(VERIFIED, job.backend, reproduced, reason, probes, notes)
 
 
@@ -331,14 +345,12 @@ def _build_mask_job(group: list[Diagnostic], site: MaskSite, detector: Detector,
         return Verification(UNVERIFIABLE, None, reason=f"no verification backend for {site.framework} code")
     if site.removed_test is not None:
         return Verification(UNVERIFIABLE, backend, reason=f"`{site.removed_test}` does not exist in TensorFlow 2: this code raises AttributeError before any gradient")
-    translator = Translator(detector.code, site.scope, detector.place(site.select), follow=MAX_WAY)
+    translator = Translator(detector.code, site.scope, detector.place(site.select))
     trees = {"original": translator.tree(site.select), "value": translator.tree(site.value)}
-    for call, scope in fixed.index.calls:
-        if fixed.span(call)[1] == fixed_end:
-            fixed_tree = Translator(fixed.code, scope, fixed.place(call), follow=MAX_WAY).tree(call)
-            if fixed_tree != trees["original"]:
-                trees["fixed"] = fixed_tree
-            break
+    fixed_translator, fixed_call = _fixed_translator(fixed, fixed_end, lambda name: True)
+    fixed_tree = fixed_translator.tree(fixed_call)
+    if fixed_tree != trees["original"]:
+        trees["fixed"] = fixed_tree
     unknown = sorted(name for name in set().union(*(functions(t) for t in trees.values())) if not _runs(name, backend))
     if unknown:
         return Verification(UNVERIFIABLE, backend, reason=f"`{unknown[0]}` is not a function the harness runs: the computation the value comes from cannot be rebuilt")

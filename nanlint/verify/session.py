@@ -2,7 +2,9 @@
 
 `nanlint verify` and `check --verify` fix each file in memory (nothing is written), verify each select
 call against its fixed form, and attach the verdict to the call's findings. `check --fix --verify`
-then fixes again, letting through only the fixes that belong to a verified select call.
+then fixes again, letting through only the fixes that belong to a select call whose fix was proven
+there: `verified`, or `verified-select-only` (the fix is right on its select; the report says what of
+the function around it nanlint could not follow).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from typing import TYPE_CHECKING, Callable
 from nanlint.fix.apply import FixOutcome, fix_source
 from nanlint.files import FileResult
 from nanlint.verify.harness import select_groups, verify
-from nanlint.verify.verdicts import Status, Verification
+from nanlint.verify.verdicts import VERIFIED, VERIFIED_SELECT_ONLY, Verification
+
+PROVEN_ON_THE_SELECT = (VERIFIED, VERIFIED_SELECT_ONLY)
 
 if TYPE_CHECKING:  # the checker drives fixing; fixing needs only its check_source
     from nanlint.check import Checker
@@ -51,7 +55,7 @@ class VerifiedRun:
             for d in candidates:
                 start = detector.span(d.site.select)[0]
                 verdict = _innermost(spans, outcome.to_original(start))
-                if verdict is not None and verdict.status is Status.VERIFIED:
+                if verdict is not None and verdict.status in PROVEN_ON_THE_SELECT:
                     allowed.add(id(d))
             return allowed
 

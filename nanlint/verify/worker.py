@@ -24,6 +24,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from nanlint.catalog.tables import DTYPE_NAMES
 from nanlint.verify import allowlist
 from nanlint.verify.allowlist import NotAllowed
 
@@ -61,10 +62,11 @@ class TreeError(ValueError):
 class _Interpreter:
     """Evaluates one tree over an environment of framework tensors."""
 
-    def __init__(self, backend: str, env: dict[str, Any], as_tensor: Callable[[Any], Any]) -> None:
+    def __init__(self, backend: str, env: dict[str, Any], as_tensor: Callable[[Any], Any], dtype: Callable[[str], Any]) -> None:
         self.backend = backend
         self.env = env
         self.as_tensor = as_tensor
+        self.dtype = dtype  # a dtype's name ("probe": the probes' own) -> the framework's dtype
 
     def eval(self, tree: Any, depth: int = 0) -> Any:
         if depth > MAX_DEPTH:
@@ -101,6 +103,11 @@ class _Interpreter:
             return _UNARY[rest[0]](self.eval(rest[1], d))
         if tag == "compare" and len(rest) == 3 and rest[0] in _COMPARE:
             return _COMPARE[rest[0]](self.eval(rest[1], d), self.eval(rest[2], d))
+        if tag == "dtype" and len(rest) == 1 and (rest[0] in DTYPE_NAMES or rest[0] == "probe"):
+            return self.dtype(rest[0])
+        if tag == "dtype_of" and len(rest) == 1:
+            value = self.eval(rest[0], d)
+            return value.dtype if hasattr(value, "dtype") else self.dtype("probe")
         if tag in ("tuple", "list") and len(rest) == 1 and isinstance(rest[0], list):
             items = [self.eval(item, d) for item in rest[0]]
             return tuple(items) if tag == "tuple" else items
@@ -169,7 +176,11 @@ class _Backend:
         raise NotImplementedError
 
     def interpreter(self, names: list[str], xs: tuple) -> _Interpreter:
-        return _Interpreter(self.name, dict(zip(names, xs)), self.as_tensor)
+        return _Interpreter(self.name, dict(zip(names, xs)), self.as_tensor, self.named_dtype)
+
+    def named_dtype(self, name: str) -> Any:
+        """The framework's dtype of that name; "probe" is the dtype the probes run in."""
+        raise NotImplementedError
 
     def as_tensor(self, value: Any) -> Any:
         raise NotImplementedError
@@ -202,6 +213,9 @@ class _Jax(_Backend):
 
     def as_tensor(self, value: Any) -> Any:
         return self.jnp.asarray(value)
+
+    def named_dtype(self, name: str) -> Any:
+        return self.jnp.dtype(self.dtype if name == "probe" else name)
 
     def evaluate(self, tree, names, inputs, floats, second):
         jax, jnp = self.jax, self.jnp
@@ -245,6 +259,9 @@ class _TensorFlow(_Backend):
 
     def as_tensor(self, value: Any) -> Any:
         return self.tf.convert_to_tensor(value)
+
+    def named_dtype(self, name: str) -> Any:
+        return self.tf.as_dtype(self.dtype if name == "probe" else name)
 
     def evaluate(self, tree, names, inputs, floats, second):
         tf = self.tf
@@ -290,6 +307,9 @@ class _Torch(_Backend):
 
     def as_tensor(self, value: Any) -> Any:
         return self.torch.as_tensor(value)
+
+    def named_dtype(self, name: str) -> Any:
+        return getattr(self.torch, self.dtype if name == "probe" else name)
 
     def evaluate(self, tree, names, inputs, floats, second):
         torch = self.torch
@@ -366,34 +386,37 @@ def _run_job(backend: _Backend, job: Any) -> dict[str, Any]:
     floats = [a.dtype != np.bool_ for a in arrays]
     float_names = [name for name, f in zip(names, floats) if f]
 
+    # A tree that reduces (a norm) is evaluated one probe point at a time: over the whole probe vector
+    # it would reduce across points. Elementwise trees take every point at once.
+    batches = [[a[i : i + 1] for a in arrays] for i in range(n)] if job.get("pointwise") else [arrays]
     out: dict[str, Any] = {"id": job.get("id"), "trees": {}}
     with backend.context():
-        inputs = backend.inputs(arrays)
         modes = [("trees", False)] + ([(backend.second_mode, True)] if backend.second_mode and job.get("second_mode", True) else [])
         for section, second in modes:
             for label, tree in trees.items():
                 if tree is None or (second and label not in SECOND_MODE_TREES):
                     continue
                 try:
-                    value, grads = backend.evaluate(tree, names, inputs, floats, second)
+                    parts = [backend.evaluate(tree, names, backend.inputs(batch), floats, second) for batch in batches]
                 except Exception as exc:
                     if not second:
                         raise
                     out.setdefault("second_mode_error", f"{section}: {_one_line(exc)}")  # information only
                     continue
+                size = 1 if len(batches) > 1 else n
+                values = [v for value, _ in parts for v in _to_list(_to_numpy(value), size)]
+                grads = None if parts[0][1] is None else {
+                    name: [g for _, part in parts for g in _to_list(_to_numpy(part[k]), size)] for k, name in enumerate(float_names)
+                }
                 if second:
                     if grads is not None:
-                        out.setdefault(section, {})[label] = {"grad": _grad_dict(float_names, grads)}
+                        out.setdefault(section, {})[label] = {"grad": grads}
                     continue
-                result: dict[str, Any] = {"value": _to_list(_to_numpy(value), n)}
+                result: dict[str, Any] = {"value": values}
                 if grads is not None:
-                    result["grad"] = _grad_dict(float_names, grads)
+                    result["grad"] = grads
                 out["trees"][label] = result
     return out
-
-
-def _grad_dict(names: list[str], grads: list[Any]) -> dict[str, list]:
-    return {name: _to_list(_to_numpy(g)) for name, g in zip(names, grads)}
 
 
 class _Timeout(Exception):
