@@ -229,3 +229,12 @@ def test_an_unknown_dtype_is_probed_and_the_assumption_said() -> None:
     [verdict] = verdicts_for(source)
     assert verdict.status == VERIFIED and verdict.leak_reproduced
     assert any("dtype" in note for note in verdict.notes)
+
+
+def test_a_function_of_many_parameters_is_probed_without_every_combination() -> None:
+    # 14 probe values for each of 12 parameters would be 14**12 points: the grid stays bounded.
+    params = ", ".join(f"a{i}" for i in range(12))
+    total = " + ".join(f"a{i}" for i in range(12))
+    source = f"import jax.numpy as jnp\n\ndef f({params}):\n    y = {total}\n    return jnp.where(y > 0, jnp.log(y), 0.0)\n"
+    [verdict] = verdicts_for(source)
+    assert verdict.status in (VERIFIED, FAILED) and len(verdict.probes) > 0

@@ -158,8 +158,9 @@ def _probe_grid(names: list[str], trees: dict[str, list], group: list[Diagnostic
     values = sorted({*REGULAR_PROBES, *op_probes, *shifted}, key=lambda v: (abs(v) > 10, v))
     per_variable = [float(v) for v in values[:MAX_PROBES_PER_VARIABLE]]
     per_variable += [v for v in (float(p) for p in op_probes) if abs(v) > 10 and v not in per_variable]
-    grid = list(itertools.product(per_variable, repeat=len(names)))
-    if len(grid) > MAX_GRID:
+    if len(per_variable) ** len(names) <= MAX_GRID:
+        grid = list(itertools.product(per_variable, repeat=len(names)))
+    else:  # too many variables for every combination (the size is checked before any is made)
         grid = [tuple(per_variable[(i + k) % len(per_variable)] for k in range(len(names))) for i in range(len(per_variable))]
     return {name: [point[i] for point in grid] for i, name in enumerate(names)}
 
@@ -210,7 +211,10 @@ def run_worker(request: dict, timeout_s: float) -> dict:
 def _limit_memory() -> None:
     import resource
 
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+    # Never above a limit the caller already set (`ulimit -v`): raising it is not allowed.
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = MEMORY_LIMIT_BYTES if hard == resource.RLIM_INFINITY else min(MEMORY_LIMIT_BYTES, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def verify(files: list[tuple], *, dtype: str = "float32", timeout_s: float = DEFAULT_TIMEOUT_S) -> dict[int, Verification]:
