@@ -11,7 +11,7 @@ from nanlint.analysis.conditions import affine_base, selected_values
 from nanlint.analysis.detector import Detector, _Env
 from nanlint.analysis.names import binding_at, qualified_name
 from nanlint.analysis.tree import walk
-from nanlint.analysis.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted, value_range
+from nanlint.analysis.values import can_reach, carries_gradient, constant_value, depends_on_data, is_epsilon_shifted, value_range
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.lookup import Catalog
 from nanlint.config.settings import Settings
@@ -82,7 +82,17 @@ def test_class_bodies_are_invisible_from_their_methods() -> None:
 # --- values -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("expression", "expected"),
-    [("2 ** -1", 0.5), ("-(3.0 - 1)", -2.0), ("EPS * 10", 1e-5), ("jnp.pi / 2", math.pi / 2), ("x + 1", None), ("True", None)],
+    [
+        ("2 ** -1", 0.5),
+        ("-(3.0 - 1)", -2.0),
+        ("EPS * 10", 1e-5),
+        ("jnp.pi / 2", math.pi / 2),
+        ("jnp.log(2.0)", math.log(2.0)),
+        ("jnp.asarray(jnp.log(2.0), x.dtype)", math.log(2.0)),  # a cast carries the constant
+        ("x + 1", None),
+        ("True", None),
+        ("jnp.log(x)", None),
+    ],
 )
 def test_constant_values(expression: str, expected) -> None:
     value, env = returned(f"import jax.numpy as jnp\nEPS = 1e-6\ndef f(x):\n    return {expression}\n")
@@ -110,6 +120,32 @@ def test_what_depends_on_data(expression: str, depends: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("expression", "carries"),
+    [
+        # No gradient flows back through sizes, indices, truth values, integer casts and constants
+        # built from them; an op whose inputs are all such cannot leak.
+        ("jnp.arange(n) / (n - 1)", False),  # `n: int`
+        ("2.0 / (jnp.ones_like(x) * 3 - 1)", False),
+        ("x.shape[0] - 1", False),
+        ("(x > 0).sum()", False),
+        ("x.astype(jnp.int32) % 3", False),
+        ("jnp.argmax(x) + 1", False),
+        ("table[k] / k", True),  # `table[k]` itself carries a gradient ...
+        ("k + 1", False),  # ... but `k` is an index, an integer
+        ("len(x) - 1", False),
+        ("jnp.full_like(x, 2.0)", False),
+        ("jnp.full_like(x, s)", True),  # the fill value is data
+        ("jnp.floor(x)", True),  # torch sends a zero back through floor: an op inside still multiplies it
+        ("x / n", True),
+        ("total / jnp.sum(x > 0)", True),  # the masked mean: the count carries none, the total does
+    ],
+)
+def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
+    value, env = returned(f"import jax.numpy as jnp\ndef f(x, s, table, k, n: int):\n    total = table[k] * s\n    return {expression}\n")
+    assert carries_gradient(value, env) is carries
+
+
+@pytest.mark.parametrize(
     ("expression", "low", "high"),
     [
         ("x ** 2 + 1e-6", 1e-6, INF),
@@ -118,10 +154,23 @@ def test_what_depends_on_data(expression: str, depends: bool) -> None:
         ("jnp.abs(x) + EPS", 1e-6, INF),
         ("-jnp.cosh(x)", -INF, -1.0),
         ("x - 1", -INF, INF),
+        # exp of something never positive never overflows; these are the shapes it comes in.
+        ("-jnp.abs(x) * jnp.log(2.0)", -INF, 0.0),
+        ("-0.5 * x ** 2", -INF, 0.0),
+        ("x - jnp.max(x, axis=-1, keepdims=True)", -INF, 0.0),
+        ("x - jax.lax.stop_gradient(x.max(-1))", -INF, 0.0),
+        ("x - x.min(-1, keepdims=True)[0]", 0.0, INF),
+        ("jnp.exp(-jnp.abs(x))", 0.0, 1.0),
+        ("-jnp.abs(x) / jnp.maximum(x * x, 0.0)", -INF, 0.0),  # a nonnegative denominator keeps the sign
+        ("jnp.clip(x, 0.0, None) / 1.055", 0.0, INF),
+        ("jnp.exp2(jnp.abs(x))", 1.0, INF),
+        ("2.0 ** jnp.abs(x)", 1.0, INF),
+        ("jnp.where(x > 0, jnp.ones_like(x), x * x)", 0.0, INF),
+        ("jnp.sin(x) + 2", 1.0, 3.0),
     ],
 )
 def test_value_ranges(expression: str, low: float, high: float) -> None:
-    value, env = returned(f"import jax.numpy as jnp\nEPS = 1e-6\ndef f(x):\n    return {expression}\n")
+    value, env = returned(f"import jax\nimport jax.numpy as jnp\nEPS = 1e-6\ndef f(x):\n    return {expression}\n")
     reach = value_range(value, env)
     assert (reach.lo, reach.hi) == (pytest.approx(low), pytest.approx(high))
 

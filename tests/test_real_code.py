@@ -7,6 +7,9 @@ leak. A verdict must mean what it says there:
 - `verified-select-only`: the fix is applied, values unchanged; whether the real gradient is finite
   depends on code nanlint did not run, which the verdict names;
 - `failed`: the fix is not applied, and the verdict names the point where it fails.
+
+Plain `verified` verdicts (the whole function rebuilt) are pinned by tests/test_verify.py; on these
+files every select reaches code the harness does not run.
 """
 
 from __future__ import annotations
@@ -145,11 +148,10 @@ def test_failed_fixes_are_not_applied_and_say_where(trees: dict, name: str, file
     assert before == after and all(_nan(p["grad"]) for p in before.values())
 
 
-def test_verified_fixes_keep_the_real_function(trees: dict) -> None:
-    # logaddexp2's findings are verified with the leak not reproduced: `log2` is a constant and the
-    # exponent is never positive. Its fix is applied; the real function must not change.
-    for verdict in trees["verdicts"][("keras/src/backend/tensorflow/numpy.py", 2125)]:
-        assert verdict["status"] == "verified" and not verdict["leak_reproduced"]
+def test_a_false_finding_is_gone_and_the_function_untouched(trees: dict) -> None:
+    # logaddexp2 divides by `log2 = tf.cast(tf.math.log(2.0), dtype)`, a constant, and takes exp of
+    # `-abs(delta) * log2`, never positive: nothing there can leak, and nanlint reports nothing.
+    assert not any(file.endswith("tensorflow/numpy.py") and 2120 <= row <= 2130 for file, row in trees["verdicts"])
     before, after = _case(trees, "tensorflow", "logaddexp2")
     assert before == after and not any(_nan(p["grad"]) for p in after.values())
 

@@ -15,23 +15,55 @@ import libcst as cst
 
 from nanlint.analysis.conditions import affine_base, selected_values
 from nanlint.analysis.masking import mask_sites, masked_value
-from nanlint.analysis.names import Binding, Place, Scope, ScopeIndex, binding_at, leaf_name, qualified_name
+from nanlint.analysis.names import (
+    Binding,
+    Place,
+    Scope,
+    ScopeIndex,
+    binding_at,
+    leaf_name,
+    qualified_name,
+)
 from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, SiteKind
-from nanlint.analysis.syntax import arguments, is_string, keyword_value, positional, string_value
+from nanlint.analysis.syntax import (
+    arguments,
+    is_string,
+    keyword_value,
+    positional,
+    string_value,
+)
 from nanlint.analysis.tree import UnitTree, children, code, visit, walk
-from nanlint.analysis.values import can_reach, constant_value, depends_on_data, is_epsilon_shifted
+from nanlint.analysis.values import (
+    can_reach,
+    carried_value,
+    carries_gradient,
+    constant_value,
+    depends_on_data,
+    is_epsilon,
+    is_epsilon_shifted,
+    is_integer_cast,
+)
 from nanlint.catalog.intervals import IntervalSet
 from nanlint.catalog.lookup import BARRIER_METHODS, Catalog
-from nanlint.catalog.tables import OPS, SHAPE_ARG, Arg, SelectFunction, SingularOp, is_finite_number, power_leak_domain
+from nanlint.catalog.tables import (
+    GATHERS,
+    LOWER_CLAMPS,
+    LOWER_KEYWORDS,
+    NO_GRADIENT_PATH,
+    OPS,
+    SHAPE_ARG,
+    UPPER_CLAMPS,
+    UPPER_KEYWORDS,
+    Arg,
+    SelectFunction,
+    SingularOp,
+    is_finite_number,
+    power_leak_domain,
+)
 from nanlint.fix.model import Location
 from nanlint.limits import MAX_INDIRECTION
 from nanlint.source_lines import LineIndex
 
-# Which side a clamp-like call bounds, by its name; clip/clamp depend on the bounds given.
-_LOWER_CLAMPS = frozenset({"maximum", "fmax", "max", "clamp_min"})
-_UPPER_CLAMPS = frozenset({"minimum", "fmin", "min", "clamp_max"})
-_LOWER_KEYWORDS = frozenset({"min", "a_min", "clip_value_min", "x_min", "min_value"})
-_UPPER_KEYWORDS = frozenset({"max", "a_max", "clip_value_max", "x_max", "max_value"})
 # Receivers that every attribute in a method shares: they relate nothing.
 _SHARED_RECEIVERS = frozenset({"self", "cls"})
 
@@ -40,9 +72,6 @@ _OPERATOR_OPS = {op.operator: op for op in OPS if op.operator}
 OPERATORS = {cst.Divide: "/", cst.Modulo: "%", cst.Power: "**"}
 _NONFINITE_NAMES = frozenset({"nan", "NaN", "NAN", "inf", "Inf", "infty", "NINF", "PINF"})
 _FILLS = frozenset({"full_like", "full", "fill", "constant", "broadcast_to", "convert_to_tensor", "asarray", "tensor"})
-# Casts and copies keep a guard: `where(c, x, 1.0).astype(dtype)` is still a guarded value.
-_PASS_THROUGH_METHODS = frozenset({"astype", "to", "float", "double", "half", "type", "type_as", "reshape", "squeeze"})
-_PASS_THROUGH_FUNCTIONS = frozenset({"cast", "asarray", "convert_to_tensor", "reshape", "squeeze", "expand_dims", "broadcast_to"})
 
 
 class _Env:
@@ -67,6 +96,12 @@ class _Env:
     def at(self, place: Place) -> "_Env":
         return _Env(self.detector, self.scope, place)
 
+    def indexes(self, name: cst.Name) -> bool:
+        return name.value in self.detector.index_names(self.scope)
+
+    def selected(self, cond: cst.BaseExpression, var: str) -> Optional[IntervalSet]:
+        return selected_values(cond, var, self)
+
 
 class Detector:
     def __init__(
@@ -89,7 +124,20 @@ class Detector:
         self.never_differentiated = never_differentiated
         self._code_cache: dict[int, str] = {}
         self._variables_of: dict[tuple, set[str]] = {}
+        self._index_names: dict[int, frozenset[str]] = {}
         self.index = ScopeIndex(trees, self._may_select, list(defined))
+
+    def index_names(self, scope: Scope) -> frozenset[str]:
+        """The names a function uses as a whole array index (`a[k]`, `a[i, j]`)."""
+        names = self._index_names.get(id(scope))
+        if names is None:
+            found = set()
+            if scope.node is not None:
+                for node in walk(scope.node):
+                    if isinstance(node, cst.SubscriptElement) and isinstance(node.slice, cst.Index) and isinstance(node.slice.value, cst.Name):
+                        found.add(node.slice.value.value)
+            names = self._index_names[id(scope)] = frozenset(found)
+        return names
 
     # --- helpers -----------------------------------------------------------------------------
     def _may_select(self, call: cst.Call, renamed: dict[str, str]) -> bool:
@@ -310,13 +358,38 @@ class Detector:
             return method in BARRIER_METHODS or self.catalog.method_select(method, self.imported_frameworks) is not None
         return False
 
+    def _is_guard_call(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
+        """A barrier, a clamp, or a select with a branch no gradient flows through (a safe value)."""
+        if self.catalog.is_barrier(qualified) or self._method(call, qualified, env) in BARRIER_METHODS:
+            return True
+        resolved = self._resolve_select(call, env)
+        if resolved is None:
+            return False
+        sel, _, method_form = resolved
+        if sel.kind == "clamp":
+            return True
+        return any(not carries_gradient(b.expr, env) for b in self._branches(call, sel, method_form))
+
+    def _masks(self, call: cst.Call, qualified: Optional[str], env: _Env, condition) -> bool:
+        """A where on the outer select's own `condition` (`where(c, x, 1.0)`, `where(c, x, fallback)`):
+        the author put a value of their choosing where the outer select does not look. A where on
+        another condition (`where(c, -q, q)`, or a mask of `x > 0` under a select on `x > 5`) keeps
+        nothing off the pole there."""
+        if condition is None:
+            return False
+        resolved = self._resolve_select(call, env)
+        if resolved is None or resolved[0].kind == "clamp":
+            return False
+        sel, _, method_form = resolved
+        return any(b.cond is not None and _same_condition(b.cond, condition, self) for b in self._branches(call, sel, method_form))
+
     # --- singular ops ---------------------------------------------------------------------------
     def _call_use(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
         """The singular op `call` applies, if its argument can take the op to its pole here."""
         use = self._op_applied(call, env)
         if use is None or keyword_value(call, use.op.guard_keywords) is not None:
             return None  # torch.logit(x, eps=...) clamps by itself
-        return use if self._leaks(use.arg, use.leak_domain, use.op, env) else None
+        return use if self._leaks(call, use.arg, use.leak_domain, use.op, env) else None
 
     def _operator_use(self, node: cst.BinaryOperation, env: _Env) -> Optional[OpUse]:
         operator = OPERATORS.get(type(node.operator))
@@ -331,12 +404,20 @@ class Detector:
 
     def _use_if_leaking(self, op: SingularOp, node, arg, exponent, env: _Env) -> Optional[OpUse]:
         domain = _domain_for(op, exponent, env)
-        if domain is None or not self._leaks(arg, domain, op, env):
+        if domain is None or not self._leaks(node, arg, domain, op, env):
             return None
         return OpUse(op, "", node, arg, domain)
 
-    def _leaks(self, arg: cst.BaseExpression, domain: IntervalSet, op: SingularOp, env: _Env) -> bool:
-        if not depends_on_data(arg, env) or self._guarded(arg, env, 0):
+    def _leaks(self, node: cst.CSTNode, arg: cst.BaseExpression, domain: IntervalSet, op: SingularOp, env: _Env) -> bool:
+        """Whether the op at `node` can leak: its argument varies, a gradient can flow through one of
+        its inputs (`total / count` leaks through `total` when `count` is a count), no guard keeps
+        it off its pole, and its values can reach the pole."""
+        if not depends_on_data(arg, env) or not carries_gradient(node, env):
+            return False
+        # A safe value keeps a pole away (`log(where(x > 0, x, 1.0))`), but not an overflow: the
+        # mask is rarely about how large the values get (`expm1(where(z > 0, z, 1.0))`), so there
+        # the values decide, or a mask on the select's own condition (`_classify`).
+        if op.kind == "pole" and self._guarded(arg, env, 0):
             return False
         if not can_reach(arg, domain, env):
             return False
@@ -344,23 +425,37 @@ class Detector:
         below_zero = IntervalSet.above(0.0, closed=False).intersect(domain).is_empty()
         return not (op.kind == "pole" and below_zero and is_epsilon_shifted(arg, env))
 
-    def _guarded(self, arg: cst.BaseExpression, env: _Env, depth: int) -> bool:
-        """The argument is a where/select/clamp, a gradient-safe call, or a local assigned from one."""
+    def _guarded(self, arg: cst.BaseExpression, env: _Env, depth: int, computed: bool = False, condition=None) -> bool:
+        """The argument is masked on the outer select's own `condition` (`_masks`), or is a guard
+        call (`_is_guard_call`) or a gradient-safe call, or a local assigned from one; or (`computed`)
+        it is made only of values masked on the condition and values no gradient flows through.
+        A where between two data on another condition (`where(c, -q, q)`) guards nothing."""
         if isinstance(arg, cst.Call):
             qualified = env.qualified(arg.func)
-            if self._is_select_or_barrier(arg, qualified, env) or self.catalog.is_safe(qualified):
+            if self._masks(arg, qualified, env, condition):
                 return True
-            inner = _passed_through(arg, qualified)
+            # The op's own argument is guarded by a clamp (at the pole it is NAN102's), a barrier, a
+            # gradient-safe call or a where with a safe value (`where(c, x, 1.0)`); what is computed
+            # from them is not.
+            if not computed and (self.catalog.is_safe(qualified) or self._is_guard_call(arg, qualified, env)):
+                return True
+            inner = carried_value(arg, env)
             if inner is not None:
-                return self._guarded(inner, env, depth + 1)
-            return qualified is None and leaf_name(arg.func) == "masked_fill"  # torch: a where spelled as a method
+                return self._guarded(inner, env, depth + 1, computed, condition)
+            if qualified is None and leaf_name(arg.func) == "masked_fill":
+                return True  # torch: a where spelled as a method
         if isinstance(arg, cst.IfExp):
-            return all(self._guarded(side, env, depth + 1) or not depends_on_data(side, env) for side in (arg.body, arg.orelse))
+            sides = (arg.body, arg.orelse)
+            return all(self._guarded(side, env, depth + 1, computed, condition) or not depends_on_data(side, env) for side in sides)
         if isinstance(arg, cst.Name) and depth < MAX_INDIRECTION:
             binding = env.binding(arg)
             if binding is not None and binding.value is not None and binding.imported is None:
-                return self._guarded(binding.value, env.at(binding.place), depth + 1)
-        return False
+                return self._guarded(binding.value, env.at(binding.place), depth + 1, computed, condition)
+            return False
+        # `0.5 * safe_theta`, `mean(abs_sq(x))` after `x = where(c, ones_like(x), x)`: every operand
+        # that carries a gradient is masked. (A where between two data, `where(c, -q, q)`, is not.)
+        operands = [o for o in _operands(arg) if carries_gradient(o, env) and not is_epsilon(o, env)]
+        return bool(operands) and all(self._guarded(o, env, depth, True, condition) for o in operands)
 
     # --- classification --------------------------------------------------------------------------
     def _classify(self, call, sel, framework, method_form, branch: Branch, use: OpUse, env: _Env) -> Optional[LeakSite]:
@@ -375,6 +470,10 @@ class Detector:
             if "both" not in (side, use.op.clamp_side) and side != use.op.clamp_side:
                 return None  # e.g. minimum(sqrt(x), 10): sqrt is selected near its pole
             return site(SiteKind.CLAMP)
+        if branch.cond is not None:
+            arg_env = env.at(use.definition.place) if use.definition is not None else env
+            if self._guarded(use.arg, arg_env, 0, computed=True, condition=branch.cond):
+                return None  # masked before, on this select's own condition
         verdict, admitted = self._guard_verdict(branch, use, env)
         if verdict is GuardVerdict.NO_LEAK:
             return None
@@ -485,7 +584,18 @@ class _BranchSearch(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> bool:
         detector, env = self.detector, self.env
-        if detector._is_select_or_barrier(node, env.qualified(node.func), env):
+        qualified = env.qualified(node.func)
+        if detector._is_select_or_barrier(node, qualified, env):
+            return False
+        leaf = leaf_name(node.func) or ""
+        if leaf in NO_GRADIENT_PATH or is_integer_cast(node, leaf):
+            return False  # argmax(x), x.long(): no gradient flows back through them
+        if leaf in GATHERS:
+            # gather(x, 1, idx), x.take(idx): the indices receive no gradient.
+            values = positional(node)
+            operand = node.func.value if qualified is None and isinstance(node.func, cst.Attribute) else (values[0] if values else None)
+            if operand is not None:
+                visit(operand, self)
             return False
         use = detector._call_use(node, env)
         if use is not None:
@@ -508,6 +618,16 @@ class _BranchSearch(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         visit(node.value, self)  # `x.real` reads `x`; `real` is no name of data
+        return False
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        visit(node.value, self)  # `x[i % n]`: no gradient flows back into an index
+        return False
+
+    def visit_Comparison(self, node: cst.Comparison) -> bool:
+        return False  # a truth value carries no gradient
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
@@ -535,7 +655,7 @@ def _domain_for(op: SingularOp, exponent: Optional[cst.BaseExpression], env) -> 
 def _clamp_bounds(call: cst.Call, sel: SelectFunction, method_form: bool, env) -> list[float]:
     """The constant bounds a clamp-like call applies, whichever argument carries them."""
     values = positional(call)
-    keywords = [a.value for a in call.args if a.keyword is not None and a.keyword.value in _LOWER_KEYWORDS | _UPPER_KEYWORDS]
+    keywords = [a.value for a in call.args if a.keyword is not None and a.keyword.value in LOWER_KEYWORDS | UPPER_KEYWORDS]
     if method_form:
         candidates = values  # x.clamp(0, 1), x.clamp_min(0), x.maximum(y)
     else:
@@ -551,14 +671,36 @@ def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:
     return any(admitted.contains(edge) for edge in edges)
 
 
-def _passed_through(call: cst.Call, qualified: Optional[str]) -> Optional[cst.BaseExpression]:
-    """The value a cast or reshape carries through (`x.astype(t)`, `tf.cast(x, t)`), else None."""
-    if qualified is None and isinstance(call.func, cst.Attribute) and call.func.attr.value in _PASS_THROUGH_METHODS:
-        return call.func.value
-    values = arguments(call) if qualified is not None else []
-    if values and qualified.rsplit(".", 1)[-1] in _PASS_THROUGH_FUNCTIONS:
-        return values[0]
-    return None
+def _same_condition(a: cst.BaseExpression, b: cst.BaseExpression, detector: Detector) -> bool:
+    """Conditions that select the same elements, up to negation and broadcasting (`bad`, `~bad`,
+    `bad[..., None, None]`)."""
+    return _bare_condition(a, detector) == _bare_condition(b, detector)
+
+
+def _bare_condition(node: cst.BaseExpression, detector: Detector) -> str:
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.BitInvert, cst.Not)):
+            node = node.expression
+        elif isinstance(node, cst.Call) and leaf_name(node.func) == "logical_not" and len(node.args) == 1:
+            node = node.args[0].value
+        else:
+            return code(node.with_changes(lpar=[], rpar=[])) if getattr(node, "lpar", None) else detector.code(node)
+
+
+def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What an expression computes its value from: operands, a call's arguments and a method's receiver."""
+    if isinstance(node, cst.BinaryOperation):
+        return [node.left, node.right]
+    if isinstance(node, cst.UnaryOperation):
+        return [node.expression]
+    if isinstance(node, cst.Call):
+        receiver = [node.func.value] if isinstance(node.func, cst.Attribute) else []
+        return receiver + [arg.value for arg in node.args]
+    if isinstance(node, (cst.Subscript, cst.Attribute)):
+        return [node.value]
+    return []
 
 
 def _loads(node: cst.CSTNode) -> list[cst.Name]:
@@ -626,9 +768,9 @@ def _select_list_branches(call: cst.Call, sel: SelectFunction) -> list[Branch]:
 
 def _clamp_side(call: cst.Call, sel: SelectFunction, method_form: bool) -> str:
     leaf = leaf_name(call.func) or ""
-    if leaf in _LOWER_CLAMPS:
+    if leaf in LOWER_CLAMPS:
         return "low"
-    if leaf in _UPPER_CLAMPS:
+    if leaf in UPPER_CLAMPS:
         return "high"
     if not method_form and sel.branches[0].position != 0:
         return "both"  # lax.clamp(min, x, max) always bounds both sides
@@ -640,8 +782,8 @@ def _clamp_side(call: cst.Call, sel: SelectFunction, method_form: bool) -> str:
         upper |= i == 1 and given
     for arg in call.args:
         if arg.keyword is not None and not _is_none(arg.value):
-            lower |= arg.keyword.value in _LOWER_KEYWORDS
-            upper |= arg.keyword.value in _UPPER_KEYWORDS
+            lower |= arg.keyword.value in LOWER_KEYWORDS
+            upper |= arg.keyword.value in UPPER_KEYWORDS
     if lower and not upper:
         return "low"
     if upper and not lower:

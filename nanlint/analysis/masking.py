@@ -24,14 +24,19 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 import libcst as cst
 
-from nanlint.analysis.names import leaf_name
-from nanlint.analysis.tree import code
 from nanlint.analysis.sites import GuardVerdict, LeakSite, MaskSite, OpUse, SiteKind
-from nanlint.analysis.syntax import arguments, keyword_value, number_literal, positional, string_value
-from nanlint.analysis.values import constant_value, depends_on_data
+from nanlint.analysis.syntax import arguments, keyword_value, number_literal, positional
+from nanlint.analysis.tree import code
+from nanlint.analysis.values import constant_value, depends_on_data, is_integer_cast
 from nanlint.catalog.intervals import INF, IntervalSet
 from nanlint.catalog.lookup import BARRIER_METHODS
-from nanlint.catalog.tables import INTEGER_DTYPES, NAN_PRESERVING, NON_DIFFERENTIABLE, framework_of, power_domain
+from nanlint.catalog.tables import (
+    CASTS,
+    NAN_PRESERVING,
+    NON_DIFFERENTIABLE,
+    framework_of,
+    power_domain,
+)
 from nanlint.limits import MAX_INDIRECTION, MAX_WAY
 
 if TYPE_CHECKING:
@@ -43,8 +48,6 @@ _NEGATIONS = frozenset({"logical_not"})
 _COMBINATIONS = frozenset({"logical_and", "logical_or", "any", "all", "reduce_any", "reduce_all"})
 # What can be compared without parentheses: `x - 1 > 0` reads as meant.
 _OPERANDS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BinaryOperation, cst.Integer, cst.Float)
-# Calls whose dtype argument decides whether the result carries a gradient.
-_CASTS = frozenset({"astype", "cast", "to", "type"})
 # Calls that make a tensor of their first argument; the others are its dtype or its shape.
 _CONSTRUCTORS = frozenset({"convert_to_tensor", "asarray", "array", "constant"})
 # Keyword arguments that configure a computation rather than feed it data.
@@ -260,7 +263,7 @@ class _Way:
         qualified = env.qualified(call.func)
         method = detector._method(call, qualified, env)
         leaf = method if method is not None else (qualified or "").rsplit(".", 1)[-1]
-        if catalog.is_barrier(qualified) or method in BARRIER_METHODS or _to_integer(call, leaf):
+        if catalog.is_barrier(qualified) or method in BARRIER_METHODS or is_integer_cast(call, leaf):
             return False
         resolved = detector._resolve_select(call, env)
         if resolved is not None:
@@ -310,7 +313,7 @@ def _data(call: cst.Call, leaf: str, method: bool) -> list[cst.BaseExpression]:
     """What a call computes from: its arguments and a method's receiver, not its configuration
     (`dtype=`, `axis=`) and not the dtype a cast is given."""
     receiver = [call.func.value] if method else []
-    if leaf in _CASTS or leaf in _CONSTRUCTORS:
+    if leaf in CASTS or leaf in _CONSTRUCTORS:
         return receiver or positional(call)[:1] or [v for v in (keyword_value(call, ("x", "value", "input", "a")),) if v is not None]
     return receiver + [arg.value for arg in call.args if arg.keyword is None or arg.keyword.value not in _CONFIGURATION]
 
@@ -362,20 +365,6 @@ def _arg(call: cst.Call, spec, receiver: Optional[cst.BaseExpression]) -> Option
     value = keyword_value(call, spec.keywords)
     values = positional(call)
     return value if value is not None else (values[spec.position] if spec.position < len(values) else None)
-
-
-def _to_integer(call: cst.Call, name: str) -> bool:
-    """A cast or constructor to an integer or bool dtype: `x.astype(jnp.int32)`, `tf.cast(x, tf.bool)`."""
-    dtype = keyword_value(call, ("dtype",))
-    candidates = [dtype] if dtype is not None else []
-    if name.rsplit(".", 1)[-1] in _CASTS:
-        candidates += positional(call)
-    return any(_dtype_name(c) in INTEGER_DTYPES for c in candidates)
-
-
-def _dtype_name(node: cst.BaseExpression) -> Optional[str]:
-    text = string_value(node)
-    return text if text is not None else leaf_name(node)
 
 
 def _bare(node: cst.BaseExpression, detector: "Detector") -> str:

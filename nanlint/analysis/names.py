@@ -31,6 +31,8 @@ class Binding:
     value: Optional[cst.BaseExpression] = None
     # `name += value`: the statement (its operator and value apply to the binding before it).
     augmented: Optional[cst.AugAssign] = None
+    # A parameter's annotation, its last name (`int` for `n: int`, `Array` for `x: jax.Array`).
+    annotation: Optional[str] = None
 
 
 @dataclass(eq=False)
@@ -188,7 +190,8 @@ class ScopeIndex:
             if isinstance(star, cst.Param):
                 everything.append(star)
         for param in everything:
-            scope.bind(Binding(param.name.value, self._next()))
+            annotation = leaf_name(param.annotation.annotation) if param.annotation is not None else None
+            scope.bind(Binding(param.name.value, self._next(), annotation=annotation))
 
     def _visit_import(self, node: cst.Import, scope: Scope) -> None:
         for alias in node.names:

@@ -1,9 +1,12 @@
 """What can be known about an expression's value without running it.
 
-Three questions the detector asks about a singular op's argument:
-- `constant_value`: is it a literal number (the exponent of `x ** 0.5`)?
+Four questions the detector asks about a singular op and its argument:
+- `constant_value`: is it a number known here (the exponent of `x ** 0.5`, `log(2.0)`)?
 - `depends_on_data`: can it change with the program's inputs (`jnp.log(2.0)` cannot)?
-- `value_range`: which values can it take (`x**2 + 1e-6` never reaches sqrt's pole)?
+- `carries_gradient`: can a gradient flow through it? Not through sizes, indices, comparisons,
+  integer casts, `arange`, `ones_like`, `n: int`: an op whose inputs are all such cannot leak.
+- `value_range`: which values can it take (`x**2 + 1e-6` never reaches sqrt's pole, `exp(-abs(x))`
+  never overflows)?
 """
 
 from __future__ import annotations
@@ -15,9 +18,42 @@ from typing import Optional, Protocol
 import libcst as cst
 
 from nanlint.analysis.names import Binding, leaf_name
-from nanlint.analysis.syntax import arguments, is_number, is_string, number
+from nanlint.analysis.syntax import (
+    is_number,
+    is_string,
+    keyword_value,
+    number,
+    positional,
+    string_value,
+)
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
-from nanlint.catalog.tables import BOUNDED_BELOW_FUNCTIONS, BOUNDED_BELOW_METHODS, CONSTANT_NAME, METADATA_ATTRS
+from nanlint.catalog.tables import (
+    ANNOTATIONS_WITHOUT_GRADIENT,
+    BOUNDED_BELOW_FUNCTIONS,
+    BOUNDED_BELOW_METHODS,
+    BOUNDED_FUNCTIONS,
+    BUILTINS_WITHOUT_GRADIENT,
+    CASTS,
+    CONSTANT_CONSTRUCTORS,
+    CONSTANT_NAME,
+    DTYPE_ARGUMENT_OF_FUNCTION,
+    DTYPE_ARGUMENT_OF_METHOD,
+    FILL_ARGUMENT,
+    INCREASING_FUNCTIONS,
+    INTEGER_DTYPES,
+    LOWER_CLAMPS,
+    LOWER_KEYWORDS,
+    LOWER_REDUCTIONS,
+    METADATA_ATTRS,
+    NO_GRADIENT_PATH,
+    PASS_THROUGH_FUNCTIONS,
+    PASS_THROUGH_METHODS,
+    SHAPE_ONLY_METHODS,
+    STOP_GRADIENT,
+    UPPER_CLAMPS,
+    UPPER_KEYWORDS,
+    UPPER_REDUCTIONS,
+)
 from nanlint.limits import MAX_DEPTH
 
 _CONSTANT_ATTRS = {"pi": math.pi, "e": math.e, "inf": INF, "tau": math.tau}
@@ -36,6 +72,14 @@ class Env(Protocol):
 
     def code(self, node: cst.CSTNode) -> str: ...
 
+    def indexes(self, name: cst.Name) -> bool:
+        """Whether the name is used as an array index (`a[k]`) in its function: an integer, then."""
+        ...
+
+    def selected(self, cond: cst.BaseExpression, var: str) -> Optional[IntervalSet]:
+        """Values of the expression `var` for which `cond` is true, where certain (conditions.py)."""
+        ...
+
 
 def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Optional[float]:
     if depth > MAX_DEPTH:
@@ -43,15 +87,15 @@ def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Option
     if is_number(node):
         return number(node)
     if isinstance(node, cst.UnaryOperation):
-        inner = constant_value(node.expression, env, depth + 1)
+        inner = constant_value(node.expression, env, depth)
         if inner is None:
             return None
         if isinstance(node.operator, cst.Minus):
             return -inner
         return inner if isinstance(node.operator, cst.Plus) else None
     if isinstance(node, cst.BinaryOperation):
-        left = constant_value(node.left, env, depth + 1)
-        right = constant_value(node.right, env, depth + 1)
+        left = constant_value(node.left, env, depth)
+        right = constant_value(node.right, env, depth)
         if left is None or right is None:
             return None
         try:
@@ -65,7 +109,41 @@ def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Option
         return None
     if isinstance(node, cst.Attribute) and env.qualified(node) is not None:
         return _CONSTANT_ATTRS.get(node.attr.value)
+    if isinstance(node, cst.Call) and env.qualified(node.func) is not None:
+        return _constant_call(node, env, depth)
     return None
+
+
+def _constant_call(node: cst.Call, env: Env, depth: int) -> Optional[float]:
+    """`jnp.log(2.0)`, `tf.cast(0.5, dtype)`, `math.sqrt(2)`: a library function of a constant."""
+    values = positional(node)
+    if not values:
+        return None
+    leaf = env.qualified(node.func).rsplit(".", 1)[-1]
+    carried = carried_value(node, env)
+    if carried is not None:
+        return constant_value(carried, env, depth)
+    function = INCREASING_FUNCTIONS.get(leaf)
+    inner = constant_value(values[0], env, depth) if function is not None and len(values) == 1 else None
+    if inner is None:
+        return None
+    try:
+        return function(inner)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return None
+
+
+def carried_value(call: cst.Call, env: Env) -> Optional[cst.BaseExpression]:
+    """The value a cast, copy or reshape carries through (`x.astype(t)`, `tf.cast(x, t)`,
+    `typing.cast(T, x)`), else None."""
+    qualified = env.qualified(call.func)
+    if qualified is None:
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in PASS_THROUGH_METHODS:
+            return call.func.value
+        return None
+    position = PASS_THROUGH_FUNCTIONS.get(qualified, PASS_THROUGH_FUNCTIONS.get(qualified.rsplit(".", 1)[-1]))
+    values = positional(call)
+    return values[position] if position is not None and position < len(values) else None
 
 
 _ARITHMETIC = {
@@ -79,6 +157,17 @@ _ARITHMETIC = {
 
 def depends_on_data(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
     """False only when the value is the same on every run: literals, constants, calls on them."""
+    return _data(node, env, depth, gradient=False)
+
+
+def carries_gradient(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
+    """False when no gradient can flow through the value: it is constant, or made only of sizes,
+    indices, truth values, integer casts and constructors (`arange`, `ones_like`) of such."""
+    return _data(node, env, depth, gradient=True)
+
+
+def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> bool:
+    """`depth` counts the bindings followed, not the nesting of the expression."""
     if depth > MAX_DEPTH:
         return True
     if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)) or is_string(node):
@@ -94,57 +183,213 @@ def depends_on_data(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
         if binding.imported is not None:
             return False
         if binding.value is not None:
-            return depends_on_data(binding.value, env, depth + 1)
+            return _data(binding.value, env, depth + 1, gradient)  # one binding deeper
+        if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or env.indexes(node)):
+            return False  # `n: int`, or `k` in `table[k]`
         return not CONSTANT_NAME.match(node.value)
     if isinstance(node, cst.Attribute):
         attr = node.attr.value
-        return not (env.qualified(node) is not None or CONSTANT_NAME.match(attr) or attr in METADATA_ATTRS)
+        if env.qualified(node) is not None or CONSTANT_NAME.match(attr) or attr in METADATA_ATTRS:
+            return False
+        return _data(node.value, env, depth, gradient)  # `finfo(x.dtype).eps` is no data; `self.scale` may be
     if isinstance(node, cst.Call):
-        args_depend = any(depends_on_data(arg, env, depth + 1) for arg in arguments(node))
-        if env.qualified(node.func) is not None:
-            return args_depend
-        if isinstance(node.func, cst.Attribute):
-            # A method: its receiver carries the data (`x.sum()`).
-            return args_depend or depends_on_data(node.func.value, env, depth + 1)
-        return True
+        return _call_data(node, env, depth, gradient)
     if isinstance(node, cst.UnaryOperation):
-        return depends_on_data(node.expression, env, depth + 1)
+        if gradient and isinstance(node.operator, (cst.Not, cst.BitInvert)):
+            return False
+        return _data(node.expression, env, depth, gradient)
     if isinstance(node, cst.BinaryOperation):
-        return depends_on_data(node.left, env, depth + 1) or depends_on_data(node.right, env, depth + 1)
+        if gradient and not isinstance(node.operator, _DIFFERENTIABLE_OPERATORS):
+            return False  # `a // b`, `a & b`: integers
+        return _data(node.left, env, depth, gradient) or _data(node.right, env, depth, gradient)
+    if isinstance(node, (cst.Comparison, cst.BooleanOperation)) and gradient:
+        return False
     if isinstance(node, (cst.Tuple, cst.List)):
-        return any(depends_on_data(element.value, env, depth + 1) for element in node.elements)
+        return any(_data(element.value, env, depth, gradient) for element in node.elements)
     if isinstance(node, cst.Subscript):
-        return depends_on_data(node.value, env, depth + 1)
+        return _data(node.value, env, depth, gradient)
+    if isinstance(node, cst.IfExp):
+        return _data(node.body, env, depth, gradient) or _data(node.orelse, env, depth, gradient)
     return True
 
 
+_DIFFERENTIABLE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Modulo, cst.Power, cst.MatrixMultiply)
+
+
+def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
+    qualified = env.qualified(node.func)
+    method = node.func.attr.value if qualified is None and isinstance(node.func, cst.Attribute) else None
+    leaf = (qualified or "").rsplit(".", 1)[-1] if qualified is not None else method
+    if gradient:
+        if isinstance(node.func, cst.Name) and qualified is None and node.func.value in BUILTINS_WITHOUT_GRADIENT and env.binding(node.func) is None:
+            return False  # len(x), int(n)
+        if leaf in FILL_ARGUMENT:
+            fill = _argument(node, FILL_ARGUMENT[leaf].position, FILL_ARGUMENT[leaf].keywords)
+            return fill is None or _data(fill, env, depth, gradient)
+        if leaf in NO_GRADIENT_PATH or leaf in STOP_GRADIENT or is_integer_cast(node, leaf or ""):
+            return False
+    if gradient and method in SHAPE_ONLY_METHODS:
+        return _data(node.func.value, env, depth, gradient)
+    skipped = _dtype_argument(node, leaf, method is not None)
+    args_depend = any(_data(arg.value, env, depth, gradient) for arg in node.args if arg.value is not skipped and not _is_dtype_keyword(arg))
+    if qualified is not None:
+        return args_depend
+    if isinstance(node.func, cst.Attribute):
+        # A method: its receiver carries the data (`x.sum()`).
+        return args_depend or _data(node.func.value, env, depth, gradient)
+    # `dtype(1.0)`, `as_numpy_dtype(x.dtype)(0.)`: a constructor that is no data, of constants.
+    callee = node.func
+    constructor = isinstance(callee, cst.Call) or (isinstance(callee, cst.Name) and (b := env.binding(callee)) is not None and b.value is not None)
+    return args_depend or not constructor or _data(callee, env, depth, gradient)
+
+
+def _argument(call: cst.Call, position: int, keywords) -> Optional[cst.BaseExpression]:
+    value = keyword_value(call, keywords)
+    values = positional(call)
+    return value if value is not None else (values[position] if 0 <= position < len(values) else None)
+
+
+def _dtype_argument(call: cst.Call, leaf: Optional[str], method: bool) -> Optional[cst.BaseExpression]:
+    """The argument that names a dtype (`tf.cast(x, dtype)`): no data, whatever it is bound to."""
+    position = (DTYPE_ARGUMENT_OF_METHOD if method else DTYPE_ARGUMENT_OF_FUNCTION).get(leaf or "")
+    values = positional(call)
+    return values[position] if position is not None and position < len(values) else None
+
+
+def _is_dtype_keyword(arg: cst.Arg) -> bool:
+    return arg.keyword is not None and arg.keyword.value == "dtype"
+
+
+def is_integer_cast(call: cst.Call, leaf: str) -> bool:
+    """A cast or constructor to an integer or bool dtype: `x.astype(jnp.int32)`, `tf.cast(x, tf.bool)`, `x.long()`."""
+    if leaf in INTEGER_DTYPES and isinstance(call.func, cst.Attribute) and not call.args:
+        return True  # x.long(), x.int(), x.bool()
+    dtype = keyword_value(call, ("dtype",))
+    candidates = [dtype] if dtype is not None else []
+    if leaf in CASTS:
+        candidates += positional(call)
+    return any(_dtype_name(c) in INTEGER_DTYPES for c in candidates)
+
+
+def _dtype_name(node: cst.BaseExpression) -> Optional[str]:
+    text = string_value(node)
+    return text if text is not None else leaf_name(node)
+
+
 def value_range(node: cst.BaseExpression, env: Env, depth: int = 0) -> Interval:
-    """A hull of the values `node` can take; (-inf, inf) when nothing is known."""
-    unknown = Interval(-INF, INF, False, False)
+    """A hull of the values `node` can take; (-inf, inf) when nothing is known. `depth` counts the
+    bindings followed."""
     if depth > MAX_DEPTH:
-        return unknown
+        return _UNKNOWN
     value = constant_value(node, env, depth)
     if value is not None:
         return Interval(value, value)
     if isinstance(node, cst.Name):
         binding = env.binding(node)
         if binding is not None and binding.value is not None and binding.imported is None:
-            return value_range(binding.value, env, depth + 1)
-        return unknown
+            return value_range(binding.value, env, depth + 1)  # one binding deeper
+    if is_epsilon(node, env):
+        return Interval(0.0, INF, False, False)  # `eps`, `finfo(dtype).eps`: small and positive
+    if isinstance(node, cst.Name):
+        return _UNKNOWN
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = value_range(node.expression, env, depth + 1)
-        return Interval(-inner.hi, -inner.lo, inner.hi_closed, inner.lo_closed)
+        return _negate(value_range(node.expression, env, depth))
     if isinstance(node, cst.BinaryOperation):
         return _binary_range(node, env, depth)
     if isinstance(node, cst.Call):
-        bound = _bounded_below_call(node, env)
-        if bound is not None:
-            return Interval(bound[0], INF, bound[1], False)
-        name = env.qualified(node.func) or ""
-        values = arguments(node)
-        if name.rsplit(".", 1)[-1] in ("power", "pow") and len(values) >= 2:
-            return _power_range(values[0], values[1], env, depth)
-    return unknown
+        return _call_range(node, env, depth)
+    if isinstance(node, cst.IfExp):
+        return _hull(value_range(node.body, env, depth), value_range(node.orelse, env, depth))
+    return _UNKNOWN
+
+
+_UNKNOWN = Interval(-INF, INF, False, False)
+# Elementwise clamps (not `max`/`min`, which may be reductions over an axis).
+_CLAMPS = (LOWER_CLAMPS | UPPER_CLAMPS | {"clip", "clamp", "clip_by_value"}) - {"max", "min"}
+
+
+def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
+    qualified = env.qualified(node.func)
+    method = node.func.attr.value if qualified is None and isinstance(node.func, cst.Attribute) else None
+    leaf = qualified.rsplit(".", 1)[-1] if qualified is not None else method
+    values = positional(node)
+    # The operand: a function's first argument, a method's receiver (`x.exp()`).
+    operand = node.func.value if method is not None else (values[0] if values else None)
+    extra = values if method is not None else values[1:]
+    carried = carried_value(node, env)
+    if carried is not None:
+        return value_range(carried, env, depth)
+    if leaf in STOP_GRADIENT and operand is not None:
+        return value_range(operand, env, depth)
+    if leaf in CONSTANT_CONSTRUCTORS:
+        return Interval(CONSTANT_CONSTRUCTORS[leaf], CONSTANT_CONSTRUCTORS[leaf])
+    if leaf in FILL_ARGUMENT:
+        fill = _argument(node, FILL_ARGUMENT[leaf].position, FILL_ARGUMENT[leaf].keywords)
+        return value_range(fill, env, depth) if fill is not None else _UNKNOWN
+    if leaf == "where" and len(extra) == 2 - (method is not None):
+        # where(c, a, b), a.where(c, b): one of the two, element by element, each where the
+        # condition puts it (`where(x > 0, x, 1.0)` is positive).
+        cond, chosen = (extra[0], [operand, extra[-1]]) if method is not None else (operand, extra)
+        true, false = (value_range(branch, env, depth) for branch in chosen)
+        return _hull(_refined(true, cond, chosen[0], True, env), _refined(false, cond, chosen[1], False, env))
+    if leaf in INCREASING_FUNCTIONS and operand is not None and not extra:
+        return _increasing(INCREASING_FUNCTIONS[leaf], value_range(operand, env, depth))
+    if leaf in BOUNDED_FUNCTIONS and (qualified is not None or not extra):
+        lo, hi = BOUNDED_FUNCTIONS[leaf]
+        return Interval(lo, hi)
+    if leaf in _CLAMPS and operand is not None:
+        return _clamp_range(node, leaf, operand, extra, env, depth)
+    bound = _bounded_below_call(node, env)
+    if bound is not None:
+        return Interval(bound[0], INF, bound[1], False)
+    if leaf in ("power", "pow") and operand is not None and len(extra) == 1:
+        return _power_range(operand, extra[0], env, depth)
+    return _UNKNOWN
+
+
+def _refined(reach: Interval, cond: cst.BaseExpression, branch: cst.BaseExpression, polarity: bool, env: Env) -> Interval:
+    """A branch's values where the condition selects it. What `selected` gives may be part of where
+    the condition holds (an `or` with an unknown side): its complement then still holds all of where
+    it does not, but the values where it holds are certain only for a plain comparison."""
+    if polarity and not isinstance(cond, cst.Comparison):
+        return reach
+    selected = env.selected(cond, env.code(branch))
+    if selected is None:
+        return reach
+    region = IntervalSet.of(reach).intersect(selected if polarity else selected.complement())
+    if region.is_empty():
+        return reach  # the branch is never taken; keep what is known of it
+    lo, hi = region.parts[0], region.parts[-1]
+    return Interval(lo.lo, hi.hi, lo.lo_closed, hi.hi_closed)
+
+
+def _clamp_range(node: cst.Call, leaf: str, operand, extra: list, env: Env, depth: int) -> Interval:
+    """maximum(a, b), minimum(a, b), clip(x, lo, hi), x.clamp(min=0): bounded on the side they bound."""
+    x = value_range(operand, env, depth)
+    if leaf in ("maximum", "fmax", "minimum", "fmin"):
+        if len(extra) != 1:
+            return _UNKNOWN
+        other = value_range(extra[0], env, depth)
+        if leaf in LOWER_CLAMPS:
+            return Interval(max(x.lo, other.lo), max(x.hi, other.hi), x.lo_closed or other.lo_closed, x.hi_closed or other.hi_closed)
+        return Interval(min(x.lo, other.lo), min(x.hi, other.hi), x.lo_closed or other.lo_closed, x.hi_closed or other.hi_closed)
+    lower = keyword_value(node, LOWER_KEYWORDS)
+    upper = keyword_value(node, UPPER_KEYWORDS)
+    if leaf == "clamp_min":
+        lower = lower if lower is not None else (extra[0] if extra else None)
+    elif leaf == "clamp_max":
+        upper = upper if upper is not None else (extra[0] if extra else None)
+    else:
+        lower = lower if lower is not None else (extra[0] if extra else None)
+        upper = upper if upper is not None else (extra[1] if len(extra) > 1 else None)
+    lo = constant_value(lower, env, depth) if lower is not None else None
+    hi = constant_value(upper, env, depth) if upper is not None else None
+    result = x
+    if lo is not None:
+        result = Interval(max(result.lo, lo), max(result.hi, lo), True, result.hi_closed)
+    if hi is not None:
+        result = Interval(min(result.lo, hi), min(result.hi, hi), result.lo_closed, True)
+    return result
 
 
 def _bounded_below_call(node: cst.Call, env: Env) -> Optional[tuple[float, bool]]:
@@ -157,39 +402,124 @@ def _bounded_below_call(node: cst.Call, env: Env) -> Optional[tuple[float, bool]
 
 
 def _binary_range(node: cst.BinaryOperation, env: Env, depth: int) -> Interval:
-    unknown = Interval(-INF, INF, False, False)
     op = node.operator
     if isinstance(op, cst.Power):
         return _power_range(node.left, node.right, env, depth)
     if isinstance(op, cst.Multiply) and env.code(node.left) == env.code(node.right):
         return Interval(0.0, INF, True, False)  # x * x
-    left = value_range(node.left, env, depth + 1)
-    right = value_range(node.right, env, depth + 1)
+    if isinstance(op, cst.Subtract) and _is_reduction_of(node.right, node.left, UPPER_REDUCTIONS, env):
+        return Interval(-INF, 0.0, False, True)  # x - max(x), x - logsumexp(x)
+    if isinstance(op, cst.Subtract) and _is_reduction_of(node.right, node.left, LOWER_REDUCTIONS, env):
+        return Interval(0.0, INF, True, False)  # x - min(x)
+    left = value_range(node.left, env, depth)
+    right = value_range(node.right, env, depth)
     if isinstance(op, cst.Add):
         return _add(left, right)
     if isinstance(op, cst.Subtract):
-        return _add(left, Interval(-right.hi, -right.lo, right.hi_closed, right.lo_closed))
-    if isinstance(op, cst.Multiply) and left.lo >= 0 and right.lo >= 0:
-        return Interval(left.lo * right.lo, _mul(left.hi, right.hi), left.lo_closed and right.lo_closed, False)
-    return unknown
+        return _add(left, _negate(right))
+    if isinstance(op, cst.Multiply):
+        return _product(left, right)
+    if isinstance(op, cst.Divide) and (right.lo > 0 or right.hi < 0):
+        return _product(left, _reciprocal(right))
+    if isinstance(op, cst.Divide) and (right.lo >= 0 or right.hi <= 0):
+        return _quotient_sign(left, right)
+    return _UNKNOWN
+
+
+def _quotient_sign(left: Interval, right: Interval) -> Interval:
+    """a / b for a b of one sign that may be 0: only the sign is known (0 / 0 aside)."""
+    negative = (left.hi <= 0) == (right.lo >= 0) if left.hi <= 0 or left.lo >= 0 else None
+    if negative is None:
+        return _UNKNOWN
+    return Interval(-INF, 0.0, False, True) if negative else Interval(0.0, INF, True, False)
+
+
+def _is_reduction_of(node: cst.BaseExpression, operand: cst.BaseExpression, reductions: frozenset, env: Env) -> bool:
+    """`max(x, ...)`, `x.max(...)`, `x.min(-1)[0]` (torch's values), `stop_gradient(max(x))`, where `x` is `operand`."""
+    if isinstance(node, cst.Subscript):
+        node = node.value  # torch: x.max(dim) is (values, indices)
+    elif isinstance(node, cst.Attribute) and node.attr.value == "values":
+        node = node.value
+    if not isinstance(node, cst.Call):
+        return False
+    qualified = env.qualified(node.func)
+    method = node.func.attr.value if qualified is None and isinstance(node.func, cst.Attribute) else None
+    leaf = qualified.rsplit(".", 1)[-1] if qualified is not None else method
+    values = positional(node)
+    inner = node.func.value if method is not None else (values[0] if values else None)
+    if inner is None:
+        return False
+    if leaf in STOP_GRADIENT:
+        return _is_reduction_of(inner, operand, reductions, env)
+    return leaf in reductions and env.code(inner) == env.code(operand)
 
 
 def _power_range(base: cst.BaseExpression, exponent: cst.BaseExpression, env: Env, depth: int) -> Interval:
-    p = constant_value(exponent, env, depth + 1)
+    p = constant_value(exponent, env, depth)
     if p is not None and float(p).is_integer() and p % 2 == 0 and p > 0:
         return Interval(0.0, INF, True, False)  # x**2
-    base_range = value_range(base, env, depth + 1)
+    base_range = value_range(base, env, depth)
     if p is not None and p > 0 and base_range.lo > 0:
         return Interval(0.0, INF, False, False)
-    return Interval(-INF, INF, False, False)
+    if p is None and base_range.lo >= 1:
+        exponent_range = value_range(exponent, env, depth)
+        if exponent_range.lo >= 0:
+            return Interval(1.0, INF, True, False)  # 2 ** abs(e)
+    return _UNKNOWN
+
+
+def _increasing(function, x: Interval) -> Interval:
+    """f over an interval, for an increasing f: its ends mapped (unknown where f is undefined)."""
+    def at(value: float, fallback: float) -> float:
+        try:
+            return function(value)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return fallback
+
+    lo, hi = at(x.lo, -INF), at(x.hi, INF)
+    if math.isnan(lo) or math.isnan(hi):
+        return _UNKNOWN
+    return Interval(lo, hi, x.lo_closed, x.hi_closed)
+
+
+def _negate(x: Interval) -> Interval:
+    return Interval(-x.hi, -x.lo, x.hi_closed, x.lo_closed)
+
+
+def _hull(a: Interval, b: Interval) -> Interval:
+    lo_closed = (a.lo_closed and a.lo <= b.lo) or (b.lo_closed and b.lo <= a.lo)
+    hi_closed = (a.hi_closed and a.hi >= b.hi) or (b.hi_closed and b.hi >= a.hi)
+    return Interval(min(a.lo, b.lo), max(a.hi, b.hi), lo_closed, hi_closed)
 
 
 def _add(a: Interval, b: Interval) -> Interval:
     return Interval(a.lo + b.lo, a.hi + b.hi, a.lo_closed and b.lo_closed, a.hi_closed and b.hi_closed)
 
 
+def _product(a: Interval, b: Interval) -> Interval:
+    """Interval multiplication; an end is attained when both ends that make it are (0 * inf is 0)."""
+    ends = [
+        (_mul(x, y), x_closed and y_closed)
+        for x, x_closed in ((a.lo, a.lo_closed), (a.hi, a.hi_closed))
+        for y, y_closed in ((b.lo, b.lo_closed), (b.hi, b.hi_closed))
+    ]
+    lo = min(value for value, _ in ends)
+    hi = max(value for value, _ in ends)
+    return Interval(lo, hi, any(c for v, c in ends if v == lo), any(c for v, c in ends if v == hi))
+
+
+def _reciprocal(x: Interval) -> Interval:
+    """1 / x, for an x that keeps one sign."""
+    def inverse(value: float) -> float:
+        return 0.0 if math.isinf(value) else 1.0 / value
+
+    return Interval(inverse(x.hi), inverse(x.lo), x.hi_closed and not math.isinf(x.hi), x.lo_closed)
+
+
 def _mul(a: float, b: float) -> float:
-    return INF if INF in (a, b) else a * b
+    if a == 0 or b == 0:
+        return 0.0
+    return a * b
 
 
 def can_reach(node: cst.BaseExpression, domain: IntervalSet, env: Env) -> bool:
@@ -201,13 +531,15 @@ def can_reach(node: cst.BaseExpression, domain: IntervalSet, env: Env) -> bool:
 
 
 def is_epsilon_shifted(node: cst.BaseExpression, env: Env) -> bool:
-    """`x + 1e-8`, `x + eps`: the author moved the argument off the pole on purpose."""
+    """`x + 1e-8`, `x + eps`, `sqrt(x + eps)`: the author moved the argument off the pole on purpose."""
+    if isinstance(node, cst.Call) and leaf_name(node.func) == "sqrt" and len(node.args) == 1:
+        return is_epsilon_shifted(node.args[0].value, env)
     if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
         return False
-    return _is_epsilon(node.left, env) or _is_epsilon(node.right, env)
+    return is_epsilon(node.left, env) or is_epsilon(node.right, env)
 
 
-def _is_epsilon(node: cst.BaseExpression, env: Env) -> bool:
+def is_epsilon(node: cst.BaseExpression, env: Env) -> bool:
     value = constant_value(node, env)
     if value is not None:
         return value > 0

@@ -17,7 +17,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 
@@ -731,6 +731,9 @@ SHAPE_ONLY: tuple[str, ...] = _expand(
     "np.zeros_like np.ones_like np.full_like np.empty_like"
 )
 SHAPE_ARG = Arg(0, ("a", "x", "input", "prototype", "tensor"))
+# Tensor methods whose argument lends only its shape or dtype (`eye.expand_as(x)`): no gradient
+# flows into it.
+SHAPE_ONLY_METHODS = frozenset({"expand_as", "type_as", "view_as", "reshape_as", "new_zeros", "new_ones", "new_empty"})
 
 # The frameworks' elementwise math (and the casts and constructors around it), by the last part of
 # the name; each framework lists the modules it lives in. The verification worker may call these,
@@ -889,9 +892,27 @@ NON_DIFFERENTIABLE: frozenset[str] = frozenset(
     logical_and logical_or logical_not logical_xor isnan isinf isfinite isposinf isneginf is_nan is_inf is_finite
     zeros_like ones_like empty_like full_like zeros ones empty full arange linspace eye
     shape size ndim rank numel item tolist numpy long int short byte bool tensor
+    scalar_tensor new_tensor new_zeros new_ones new_empty
     stop_gradient detach
     """.split()
 )
+# Constructors whose value is their fill argument (`full_like(x, v)`, `x.new_full(size, v)`): a
+# gradient reaches the fill value only.
+FILL_ARGUMENT: dict[str, Arg] = {name: Arg(1, ("fill_value", "value")) for name in ("full", "full_like", "new_full")}
+# Gathers: only the gathered operand (the first argument, or a method's receiver) carries a
+# gradient; the indices receive none.
+GATHERS = frozenset({"gather", "gather_nd", "batch_gather", "take", "take_along_axis", "take_along_dim", "index_select"})
+# Python builtins whose result no gradient flows through: sizes, integers, truth values.
+BUILTINS_WITHOUT_GRADIENT = frozenset({"len", "int", "bool", "range", "str", "round", "isinstance", "hash", "id"})
+# A parameter annotated with one of these holds a Python value no gradient flows through.
+ANNOTATIONS_WITHOUT_GRADIENT = frozenset({"int", "bool", "str"})
+# Casts by last name: their dtype argument decides whether the result carries a gradient.
+CASTS = frozenset({"astype", "cast", "to", "type"})
+# Of those, the ones that cut the graph: their result is an integer, a truth value, a fresh constant or
+# a detached copy, so nothing flows back into their inputs. `floor`, `round`, `sign` are not among
+# them: torch (and TensorFlow's `sign`) send a zero back, and an op inside still multiplies it by
+# its own derivative (0 * inf).
+NO_GRADIENT_PATH: frozenset[str] = NON_DIFFERENTIABLE - frozenset("round rint floor ceil trunc fix sign signbit".split())
 # Dtypes of values without a gradient: a cast to one (`x.astype(jnp.int32)`, `x.long()`) ends the way.
 INTEGER_DTYPES: frozenset[str] = frozenset(
     "int8 int16 int32 int64 uint8 uint16 uint32 uint64 int long short byte bool bool_".split()
@@ -902,6 +923,46 @@ INTEGER_DTYPES: frozenset[str] = frozenset(
 CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
 # Metadata of an array, never its values: nothing flows through it to a gradient.
 METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
+
+
+# Elementary functions by their last name, for the value-range test of a singular op's argument:
+# constants folded (`log(2.0)`), and the monotone ones mapped over an interval (`exp(-abs(x))` <= 1).
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0
+
+
+def _softplus(x: float) -> float:
+    return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
+
+
+INCREASING_FUNCTIONS: dict[str, Callable[[float], float]] = {
+    "exp": math.exp, "exp2": lambda x: 2.0**x, "expm1": math.expm1, "log": math.log, "log1p": math.log1p,
+    "log2": math.log2, "log10": math.log10, "sqrt": math.sqrt, "cbrt": lambda x: math.copysign(abs(x) ** (1 / 3), x),
+    "tanh": math.tanh, "sigmoid": _sigmoid, "softplus": _softplus, "arctan": math.atan, "atan": math.atan,
+    "erf": math.erf, "sinh": math.sinh, "arcsinh": math.asinh, "asinh": math.asinh,
+}
+# Functions bounded whatever their argument: lower and upper bound.
+BOUNDED_FUNCTIONS: dict[str, tuple[float, float]] = {"sin": (-1.0, 1.0), "cos": (-1.0, 1.0)}
+# Reductions whose value is at least every element: `x - max(x)` <= 0, `x - logsumexp(x)` <= 0.
+UPPER_REDUCTIONS = frozenset({"max", "amax", "reduce_max", "logsumexp", "reduce_logsumexp"})
+# ... and at most every element: `x - min(x)` >= 0.
+LOWER_REDUCTIONS = frozenset({"min", "amin", "reduce_min"})
+# Constructors of a constant: their value, by last name (`full_like` is its fill value).
+CONSTANT_CONSTRUCTORS = {"ones_like": 1.0, "zeros_like": 0.0, "ones": 1.0, "zeros": 0.0, "new_ones": 1.0, "new_zeros": 0.0}
+# Which side a clamp-like call bounds, by its name; clip/clamp depend on the bounds given.
+LOWER_CLAMPS = frozenset({"maximum", "fmax", "max", "clamp_min"})
+UPPER_CLAMPS = frozenset({"minimum", "fmin", "min", "clamp_max"})
+LOWER_KEYWORDS = frozenset({"min", "a_min", "clip_value_min", "x_min", "min_value"})
+UPPER_KEYWORDS = frozenset({"max", "a_max", "clip_value_max", "x_max", "max_value"})
+# Casts and copies carry their value through: `where(c, x, 1.0).astype(dtype)` is still a guarded
+# value; `typing.cast(T, v)` is `v`. Functions by last name -> the position of the value carried.
+PASS_THROUGH_METHODS = frozenset({"astype", "to", "float", "double", "half", "type", "type_as", "reshape", "squeeze"})
+PASS_THROUGH_FUNCTIONS = {
+    **{name: 0 for name in ("cast", "asarray", "convert_to_tensor", "reshape", "squeeze", "expand_dims", "broadcast_to")},
+    "typing.cast": 1,
+}
+# Barriers: no gradient flows back through them.
+STOP_GRADIENT = frozenset({"stop_gradient", "detach"})
 
 
 # Functions whose output is bounded below, for the value-range test of a singular op's argument:

@@ -9,6 +9,8 @@ cannot hold a finding. The answer is a list of spans; the detector drops a site 
   `custom_gradient` (JAX, TensorFlow, TFP), registered with `f.defjvp(...)`/`f.defvjp(...)`, wrapped by
   `custom_jvp(f)`, lowered with `lower_fun(f)` as a primitive's implementation, or the `forward` of a
   `torch.autograd.Function`;
+- the `fwd` and `bwd` of `f.defvjp(fwd, bwd)` and a `torch.autograd.Function`'s `backward`: they
+  compute a derivative, and are not differentiated themselves;
 - private helpers (`_name`) that only such functions call;
 - `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them;
 - the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode.
@@ -26,6 +28,9 @@ from nanlint.prefilter.syntax import Position, call_arguments, children, leaf_na
 _CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_derivative")
 _NO_GRAD = ("no_grad", "inference_mode", "stop_recording")
 _REGISTRATIONS = frozenset({"defjvp", "defvjp", "defjvps"})
+# A torch.autograd.Function's forward runs under no_grad, and its backward is not differentiated
+# (unless a double backward is asked for).
+_AUTOGRAD_METHODS = frozenset({"forward", "backward"})
 _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun"})
 # lax.while_loop(cond_fun, body_fun, init): JAX cannot differentiate a while loop in reverse mode.
 _LOOP_BODIES = {"while_loop": 1}
@@ -105,7 +110,7 @@ class Contexts:
         decorators = [self.code_for(d) for d in node.decorator_list]
         if any(word in text for text in decorators for word in _CUSTOM_DECORATORS):
             self._custom.add(name)
-        if self._classes and self._classes[-1] and name == "forward":
+        if self._classes and self._classes[-1] and name in _AUTOGRAD_METHODS:
             self._custom.add(self._qualify(name))
         if not self._functions:
             self._defined.add(name)
@@ -129,6 +134,10 @@ class Contexts:
         first = arguments[0] if arguments else None
         if isinstance(func, ast.Attribute) and func.attr in _REGISTRATIONS and isinstance(func.value, ast.Name):
             self._custom.add(func.value.id)  # f.defjvp(f_jvp): f's body is never differentiated
+            if func.attr == "defvjp":
+                # f.defvjp(fwd, bwd): JAX runs both, differentiates neither. (A defjvp rule is
+                # transposed in reverse mode: its selects can leak, so it stays checked.)
+                self._custom.update(a.id for a in arguments if isinstance(a, ast.Name))
         leaf = leaf_name(func) or (leaf_name(func.func) if isinstance(func, ast.Call) else None)
         if leaf in _WRAPPERS and isinstance(first, ast.Name):
             self._custom.add(first.id)  # custom_jvp(f), custom_gradient(...)(f), lower_fun(f)

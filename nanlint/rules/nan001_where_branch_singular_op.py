@@ -68,6 +68,22 @@ class WhereBranchSingularOp(Rule):
         Valid("import torch\ntorch.where(x > 0, torch.atan2(y, x), 0.0)\n"),
         Valid("import tensorflow as tf\ntf.where(x > 0, tf.math.divide_no_nan(y, x), 0.0)\n"),
         Valid("import jax.numpy as jnp\ndef where(c, a, b):\n    return a\nwhere(x > 0, jnp.sqrt(x), 0.0)\n"),
+        # No gradient flows through sizes and `arange`: nothing here can leak.
+        Valid("import jax.numpy as jnp\ndef grid(d: int, n: int):\n    return jnp.where(n > 1, jnp.arange(d) / (n - 1), 0.0)\n"),
+        # The guard comes before, and the argument is computed from the masked value.
+        Valid(
+            "import jax.numpy as jnp\ndef f(t):\n    small = t < 1e-3\n    safe = jnp.where(small, 1.0, t)\n    half = 0.5 * safe\n"
+            "    return jnp.where(small, 0.5, jnp.cos(half) / jnp.sin(half))\n"
+        ),
+        # A custom VJP's fwd and bwd, and an autograd.Function's backward, are not differentiated.
+        Valid(
+            "import jax\nimport jax.numpy as jnp\n@jax.custom_vjp\ndef f(x):\n    return x\ndef f_fwd(x):\n    return f(x), x\n"
+            "def f_bwd(x, g):\n    return (jnp.where(x > 0, g / x, 0.0),)\nf.defvjp(f_fwd, f_bwd)\n"
+        ),
+        Valid(
+            "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
+            "        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
+        ),
     )
     INVALID = (
         Invalid(
@@ -89,4 +105,12 @@ class WhereBranchSingularOp(Rule):
         # A name is no guard: only what the code computes is (`unsafe_x` and `x_unsafe` are plain data).
         Invalid("import jax.numpy as jnp\njnp.where(unsafe_x > 0, jnp.sqrt(unsafe_x), 0.0)\n", line=2),
         Invalid("import jax.numpy as jnp\ndef f(x_safe):\n    return jnp.where(x_safe > 0, jnp.log(x_safe), 0.0)\n", line=3),
+        # A where between two data guards nothing: `angle` is 0 at the identity rotation.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(q):\n    q = jnp.where(q[3] < 0, -q, q)\n    angle = jnp.arctan2(jnp.linalg.norm(q[:3]), q[3])\n"
+            "    return jnp.where(angle <= 1e-3, 2.0, angle / jnp.sin(angle / 2))\n",
+            line=5,
+        ),
+        # The masked mean: the count carries no gradient, the total does, through 1 / count.
+        Invalid("import jax.numpy as jnp\ndef f(x, m):\n    n = jnp.sum(m > 0)\n    return jnp.where(n > 0, jnp.sum(x) / n, 0.0)\n", line=4),
     )

@@ -54,6 +54,13 @@ class WhereBranchSingularLocal(Rule):
         Valid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.log(jnp.where(x > 0, x, 1.0))\n    return jnp.where(x > 0, s, 0.0)\n"),
         Valid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.where(x > 0, x, 1.0)\n    return jnp.where(x > 0, jnp.log(s), 0.0)\n"),
         Valid("import jax.numpy as jnp\ndef f(x, s):\n    return jnp.where(x > 0, s, 0.0)\n"),
+        # `where(r > 0, r, 1.0)` is positive: nothing computed from it divides by zero.
+        Valid(
+            "import jax.numpy as jnp\ndef hue(r, d, m):\n    safe = jnp.where(r > 0, r, 1.0)\n    norm = 1.0 / (6.0 * safe)\n"
+            "    return jnp.where(m, norm * d, 0.0)\n"
+        ),
+        # No gradient flows back into an index: `(i + 1) % m` is not on the way.
+        Valid("import jax.numpy as jnp\ndef f(h, i, m):\n    right = h[(i + 1) % m]\n    return jnp.where(m > 0, right, 0.0)\n"),
     )
     INVALID = (
         Invalid(

@@ -49,6 +49,13 @@ class WhereBranchOverflow(Rule):
     VALID = (
         Valid("import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(jnp.where(x > 0, 0.0, x)) - 1)\n"),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.exp(x), 0.0)\n"),
+        # exp of something never positive cannot overflow.
+        Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.exp(-jnp.abs(x) * jnp.log(2.0)), 0.0)\n"),
+        Valid("import jax.numpy as jnp\njnp.where(m, jnp.exp(x - jnp.max(x, axis=-1, keepdims=True)), 0.0)\n"),
+        Valid(
+            "import torch\ndef k(x, sigma):\n    dist = x - x.min(-1, keepdim=True)[0]\n    d = 2 * sigma.pow(2.0)\n"
+            "    safe = torch.where(d == 0, torch.ones_like(d), d)\n    return torch.where(d == 0, 0.0, torch.exp(-dist / safe))\n"
+        ),
     )
     INVALID = (
         Invalid(
@@ -57,4 +64,11 @@ class WhereBranchOverflow(Rule):
             fixed="import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(jnp.where(x > 0, 0.0, x)) - 1)\n",
         ),
         Invalid("import torch\ntorch.where(x < 20, torch.log1p(torch.exp(x)), x)\n", line=2),
+        # A safe value keeps a pole away, not an overflow: this mask is about the sign of `z`.
+        Invalid(
+            "import tensorflow as tf\ndef f(z):\n    safe = tf.where(z > 0., z, 1.)\n    return tf.where(safe > 36., safe, tf.math.log(tf.math.expm1(safe)))\n",
+            line=4,
+        ),
+        # A gradient-safe reciprocal keeps its own derivative finite, not exp of what it returns.
+        Invalid("import tensorflow as tf\ntf.where(tf.abs(x) < 1., tf.exp(1. + tf.math.reciprocal_no_nan(x * x - 1.)), 0.)\n", line=2),
     )
