@@ -238,3 +238,13 @@ def test_a_function_of_many_parameters_is_probed_without_every_combination() -> 
     source = f"import jax.numpy as jnp\n\ndef f({params}):\n    y = {total}\n    return jnp.where(y > 0, jnp.log(y), 0.0)\n"
     [verdict] = verdicts_for(source)
     assert verdict.status in (VERIFIED, FAILED) and len(verdict.probes) > 0
+
+
+def test_a_receiver_read_only_for_its_dtype_is_no_probe_variable() -> None:
+    # `self.dtype` is the probes' dtype; `self` itself is no number to probe.
+    source = (
+        "import tensorflow as tf\n\nclass D:\n    def mode(self):\n        s = self.scale\n"
+        "        return tf.where(s > 1., tf.cast(0., dtype=self.dtype), tf.math.log(s))\n"
+    )
+    for verdict in verdicts_for(source):
+        assert verdict.probes and all("self" not in probe["point"] for probe in verdict.probes)

@@ -187,6 +187,13 @@ class Translator:
 
     def _attribute(self, node: cst.Attribute) -> Tree:
         if node.attr.value == "dtype":
+            # A probe variable's dtype is the probes' own: `self.dtype` makes no variable of `self`.
+            inner = Translator(self.code_for, self.scope, self.place, self.follow, [], self.runs, [])
+            try:
+                if inner.tree(node.value)[0] == "var":
+                    return ["dtype", "probe"]
+            except Untranslatable:
+                pass
             return ["dtype_of", self.tree(node.value)]
         qualified = qualified_name(node, self.scope, self.place)
         if qualified is not None and qualified.rpartition(".")[2] in DTYPE_NAMES:
