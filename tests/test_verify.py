@@ -244,7 +244,8 @@ def test_a_receiver_read_only_for_its_dtype_is_no_probe_variable() -> None:
     # `self.dtype` is the probes' dtype; `self` itself is no number to probe.
     source = (
         "import tensorflow as tf\n\nclass D:\n    def mode(self):\n        s = self.scale\n"
-        "        return tf.where(s > 1., tf.cast(0., dtype=self.dtype), tf.math.log(s))\n"
+        "        return tf.where(s > 0., tf.math.log(s), tf.cast(0., dtype=self.dtype))\n"
     )
-    for verdict in verdicts_for(source):
-        assert verdict.probes and all("self" not in probe["point"] for probe in verdict.probes)
+    [verdict] = verdicts_for(source)
+    assert verdict.status == VERIFIED and verdict.leak_reproduced
+    assert all(set(probe["point"]) == {"self.scale"} for probe in verdict.probes)
