@@ -31,8 +31,8 @@ from nanlint.parallel import check_paths, default_jobs
 from nanlint.progress import status
 from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, Status
 from nanlint.check import Checker
-from nanlint.files import CheckError, FileResult, is_notebook
-from nanlint.notebook import changed_cells, check_notebook, fix_notebook, for_report, with_noqa
+from nanlint.files import CheckError, FileResult
+from nanlint.notebook import changed_cells, fix_notebook, for_report, with_noqa
 from nanlint.report import DEFAULT_FORMAT, FORMATS, is_fixable, prepare, render, render_statistics
 from nanlint.rules import RULES, BY_CODE, BY_NAME, UnknownSelector
 from nanlint.config.settings import Settings

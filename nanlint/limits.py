@@ -1,5 +1,9 @@
 """How far the analysis follows an expression; the fast screen stops where the detector does."""
 
-MAX_DEPTH = 4  # nesting the value questions (constant? data? range?) look into
+MAX_DEPTH = 4  # bindings the value questions (constant? data? range?) follow
+# A level of an expression counts 1 and a binding followed counts this much, in the value questions
+# and the guard search: four bindings and a deep polynomial each fit, and no question runs into
+# Python's recursion limit on a long expression.
+BINDING_COST = 25
 MAX_INDIRECTION = 3  # locals followed from a branch to the op that defines them: `s = sqrt(x)`
 MAX_WAY = 8  # locals followed back to the computation that makes a value (NAN201, the verification harness)

@@ -30,6 +30,15 @@ BINARY = r"^nanlint: x\.py: binary file, not checked$"
 TOO_DEEP = r"^nanlint: x\.py: too deeply nested to analyse$"
 
 
+def local_sum(terms: int) -> bytes:
+    """A leak whose argument is a local that sums `terms` terms, and a mask computed from it."""
+    total = " + ".join(["x"] * terms)
+    return (
+        "import jax.numpy as jnp\ndef f(x, m):\n    y = " + total + "\n    z = jnp.where(m, y, 1.0)\n"
+        "    return jnp.where(y > 0, jnp.log(y) + jnp.exp(-jnp.abs(y)) / z, 0.0)\n"
+    ).encode()
+
+
 def in_where(expression: str) -> bytes:
     """A leak whose op's argument is `expression`: the detector has to read it."""
     return f"import jax.numpy as jnp\ny = jnp.where(x > 0, jnp.sqrt({expression}), 0.0)\n".encode()
@@ -110,6 +119,9 @@ ROWS = [
     ("10,000-deep nesting", file(in_where("[" * 10_000 + "x" + "]" * 10_000)), 1, "out", r"^x\.py:2:\d+: NAN900 SyntaxError: too many nested parentheses", None),
     ("10,000-deep expression", file(in_where("-" * 10_000 + "x")), 2, "err", TOO_DEEP, None),
     ("one giant expression", file(in_where(" + ".join(["x"] * 100_000))), 2, "err", TOO_DEEP, None),
+    # A long sum behind a local is too deep, never an internal error (tests/test_reliability.py: a
+    # 400-term one is analysed).
+    ("a 2,000-term sum behind a local", file(local_sum(2000)), 2, "err", TOO_DEEP, None),
     ("a symlink loop", symlink_loop, 2, "err", r"^nanlint: symlink loop: x\.py$", None),
     ("an unreadable file", unreadable, 2, "err", r"^nanlint: cannot read x\.py: (Permission denied|Input/output error)$", None),
     ("a directory named x.py", directory, 0, "err", r"^nanlint: warning: no Python files found under the given path\(s\)$", None),

@@ -238,3 +238,13 @@ def test_the_fast_path_is_linear_in_the_size_of_the_file() -> None:
         assert len(findings(source, whole=whole)) == 400
         timings[whole] = time.perf_counter() - started
     assert timings[False] < 3 * timings[True] + 1.0, timings
+
+
+def test_a_long_sum_behind_a_local_is_analysed_within_the_recursion_limit(tmp_path: Path) -> None:
+    # The value questions and the guard search count an expression's levels as well as the bindings
+    # they follow: a 400-term sum (400 levels of `+`) is read, and its leak reported.
+    from test_bad_input import local_sum
+
+    (tmp_path / "x.py").write_bytes(local_sum(400))
+    run = nanlint("check", "--isolated", "--no-cache", "x.py", cwd=tmp_path)
+    assert run.returncode == 1 and "x.py:5:" in run.out and "NAN001" in run.out, run.err

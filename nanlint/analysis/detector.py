@@ -61,7 +61,7 @@ from nanlint.catalog.tables import (
     power_leak_domain,
 )
 from nanlint.fix.model import Location
-from nanlint.limits import MAX_INDIRECTION
+from nanlint.limits import BINDING_COST, MAX_INDIRECTION
 from nanlint.source_lines import LineIndex
 
 # Receivers that every attribute in a method shares: they relate nothing.
@@ -429,7 +429,10 @@ class Detector:
         """The argument is masked on the outer select's own `condition` (`_masks`), or is a guard
         call (`_is_guard_call`) or a gradient-safe call, or a local assigned from one; or (`computed`)
         it is made only of values masked on the condition and values no gradient flows through.
-        A where between two data on another condition (`where(c, -q, q)`) guards nothing."""
+        A where between two data on another condition (`where(c, -q, q)`) guards nothing. `depth`:
+        how far it has looked (limits.BINDING_COST)."""
+        if depth > MAX_INDIRECTION * BINDING_COST:
+            return False
         if isinstance(arg, cst.Call):
             qualified = env.qualified(arg.func)
             if self._masks(arg, qualified, env, condition):
@@ -447,15 +450,15 @@ class Detector:
         if isinstance(arg, cst.IfExp):
             sides = (arg.body, arg.orelse)
             return all(self._guarded(side, env, depth + 1, computed, condition) or not depends_on_data(side, env) for side in sides)
-        if isinstance(arg, cst.Name) and depth < MAX_INDIRECTION:
+        if isinstance(arg, cst.Name):
             binding = env.binding(arg)
             if binding is not None and binding.value is not None and binding.imported is None:
-                return self._guarded(binding.value, env.at(binding.place), depth + 1, computed, condition)
+                return self._guarded(binding.value, env.at(binding.place), depth + BINDING_COST, computed, condition)
             return False
         # `0.5 * safe_theta`, `mean(abs_sq(x))` after `x = where(c, ones_like(x), x)`: every operand
         # that carries a gradient is masked. (A where between two data, `where(c, -q, q)`, is not.)
         operands = [o for o in _operands(arg) if carries_gradient(o, env) and not is_epsilon(o, env)]
-        return bool(operands) and all(self._guarded(o, env, depth, True, condition) for o in operands)
+        return bool(operands) and all(self._guarded(o, env, depth + 1, True, condition) for o in operands)
 
     # --- classification --------------------------------------------------------------------------
     def _classify(self, call, sel, framework, method_form, branch: Branch, use: OpUse, env: _Env) -> Optional[LeakSite]:

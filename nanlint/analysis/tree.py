@@ -182,7 +182,9 @@ class _Recording:
     def __enter__(self) -> None:
         self.start = self.state.offset
 
-    def __exit__(self, *_) -> None:
+    def __exit__(self, error_type, *_) -> None:
+        if error_type is not None:
+            return  # the code generation failed (too deep a tree): let its error through, as it is
         spans = self.state.spans
         start = spans[id(self.start_node)][0] if self.start_node is not None else self.start
         end = spans[id(self.end_node)][1] if self.end_node is not None else self.state.offset

@@ -54,8 +54,10 @@ from nanlint.catalog.tables import (
     UPPER_KEYWORDS,
     UPPER_REDUCTIONS,
 )
-from nanlint.limits import MAX_DEPTH
+from nanlint.limits import BINDING_COST, MAX_DEPTH
 
+# `depth`, in the questions below, is how far a question has looked (limits.BINDING_COST).
+_MAX_NESTING = MAX_DEPTH * BINDING_COST
 _CONSTANT_ATTRS = {"pi": math.pi, "e": math.e, "inf": INF, "tau": math.tau}
 # Python's own constants: libcst reads them as names.
 _LITERAL_NAMES = frozenset({"True", "False", "None"})
@@ -82,20 +84,20 @@ class Env(Protocol):
 
 
 def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Optional[float]:
-    if depth > MAX_DEPTH:
+    if depth > _MAX_NESTING:
         return None
     if is_number(node):
         return number(node)
     if isinstance(node, cst.UnaryOperation):
-        inner = constant_value(node.expression, env, depth)
+        inner = constant_value(node.expression, env, depth + 1)
         if inner is None:
             return None
         if isinstance(node.operator, cst.Minus):
             return -inner
         return inner if isinstance(node.operator, cst.Plus) else None
     if isinstance(node, cst.BinaryOperation):
-        left = constant_value(node.left, env, depth)
-        right = constant_value(node.right, env, depth)
+        left = constant_value(node.left, env, depth + 1)
+        right = constant_value(node.right, env, depth + 1)
         if left is None or right is None:
             return None
         try:
@@ -105,12 +107,12 @@ def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Option
     if isinstance(node, cst.Name):
         binding = env.binding(node)
         if binding is not None and binding.value is not None and binding.imported is None:
-            return constant_value(binding.value, env, depth + 1)
+            return constant_value(binding.value, env, depth + BINDING_COST)
         return None
     if isinstance(node, cst.Attribute) and env.qualified(node) is not None:
         return _CONSTANT_ATTRS.get(node.attr.value)
     if isinstance(node, cst.Call) and env.qualified(node.func) is not None:
-        return _constant_call(node, env, depth)
+        return _constant_call(node, env, depth + 1)
     return None
 
 
@@ -122,9 +124,9 @@ def _constant_call(node: cst.Call, env: Env, depth: int) -> Optional[float]:
     leaf = env.qualified(node.func).rsplit(".", 1)[-1]
     carried = carried_value(node, env)
     if carried is not None:
-        return constant_value(carried, env, depth)
+        return constant_value(carried, env, depth + 1)
     function = INCREASING_FUNCTIONS.get(leaf)
-    inner = constant_value(values[0], env, depth) if function is not None and len(values) == 1 else None
+    inner = constant_value(values[0], env, depth + 1) if function is not None and len(values) == 1 else None
     if inner is None:
         return None
     try:
@@ -167,8 +169,7 @@ def carries_gradient(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
 
 
 def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> bool:
-    """`depth` counts the bindings followed, not the nesting of the expression."""
-    if depth > MAX_DEPTH:
+    if depth > _MAX_NESTING:
         return True
     if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)) or is_string(node):
         return False
@@ -183,7 +184,7 @@ def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> boo
         if binding.imported is not None:
             return False
         if binding.value is not None:
-            return _data(binding.value, env, depth + 1, gradient)  # one binding deeper
+            return _data(binding.value, env, depth + BINDING_COST, gradient)
         if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or env.indexes(node)):
             return False  # `n: int`, or `k` in `table[k]`
         return not CONSTANT_NAME.match(node.value)
@@ -191,25 +192,25 @@ def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> boo
         attr = node.attr.value
         if env.qualified(node) is not None or CONSTANT_NAME.match(attr) or attr in METADATA_ATTRS:
             return False
-        return _data(node.value, env, depth, gradient)  # `finfo(x.dtype).eps` is no data; `self.scale` may be
+        return _data(node.value, env, depth + 1, gradient)  # `finfo(x.dtype).eps` is no data; `self.scale` may be
     if isinstance(node, cst.Call):
-        return _call_data(node, env, depth, gradient)
+        return _call_data(node, env, depth + 1, gradient)
     if isinstance(node, cst.UnaryOperation):
         if gradient and isinstance(node.operator, (cst.Not, cst.BitInvert)):
             return False
-        return _data(node.expression, env, depth, gradient)
+        return _data(node.expression, env, depth + 1, gradient)
     if isinstance(node, cst.BinaryOperation):
         if gradient and not isinstance(node.operator, _DIFFERENTIABLE_OPERATORS):
             return False  # `a // b`, `a & b`: integers
-        return _data(node.left, env, depth, gradient) or _data(node.right, env, depth, gradient)
+        return _data(node.left, env, depth + 1, gradient) or _data(node.right, env, depth + 1, gradient)
     if isinstance(node, (cst.Comparison, cst.BooleanOperation)) and gradient:
         return False
     if isinstance(node, (cst.Tuple, cst.List)):
-        return any(_data(element.value, env, depth, gradient) for element in node.elements)
+        return any(_data(element.value, env, depth + 1, gradient) for element in node.elements)
     if isinstance(node, cst.Subscript):
-        return _data(node.value, env, depth, gradient)
+        return _data(node.value, env, depth + 1, gradient)
     if isinstance(node, cst.IfExp):
-        return _data(node.body, env, depth, gradient) or _data(node.orelse, env, depth, gradient)
+        return _data(node.body, env, depth + 1, gradient) or _data(node.orelse, env, depth + 1, gradient)
     return True
 
 
@@ -225,22 +226,22 @@ def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
             return False  # len(x), int(n)
         if leaf in FILL_ARGUMENT:
             fill = _argument(node, FILL_ARGUMENT[leaf].position, FILL_ARGUMENT[leaf].keywords)
-            return fill is None or _data(fill, env, depth, gradient)
+            return fill is None or _data(fill, env, depth + 1, gradient)
         if leaf in NO_GRADIENT_PATH or leaf in STOP_GRADIENT or is_integer_cast(node, leaf or ""):
             return False
     if gradient and method in SHAPE_ONLY_METHODS:
-        return _data(node.func.value, env, depth, gradient)
+        return _data(node.func.value, env, depth + 1, gradient)
     skipped = _dtype_argument(node, leaf, method is not None)
-    args_depend = any(_data(arg.value, env, depth, gradient) for arg in node.args if arg.value is not skipped and not _is_dtype_keyword(arg))
+    args_depend = any(_data(arg.value, env, depth + 1, gradient) for arg in node.args if arg.value is not skipped and not _is_dtype_keyword(arg))
     if qualified is not None:
         return args_depend
     if isinstance(node.func, cst.Attribute):
         # A method: its receiver carries the data (`x.sum()`).
-        return args_depend or _data(node.func.value, env, depth, gradient)
+        return args_depend or _data(node.func.value, env, depth + 1, gradient)
     # `dtype(1.0)`, `as_numpy_dtype(x.dtype)(0.)`: a constructor that is no data, of constants.
     callee = node.func
     constructor = isinstance(callee, cst.Call) or (isinstance(callee, cst.Name) and (b := env.binding(callee)) is not None and b.value is not None)
-    return args_depend or not constructor or _data(callee, env, depth, gradient)
+    return args_depend or not constructor or _data(callee, env, depth + 1, gradient)
 
 
 def _argument(call: cst.Call, position: int, keywords) -> Optional[cst.BaseExpression]:
@@ -277,29 +278,28 @@ def _dtype_name(node: cst.BaseExpression) -> Optional[str]:
 
 
 def value_range(node: cst.BaseExpression, env: Env, depth: int = 0) -> Interval:
-    """A hull of the values `node` can take; (-inf, inf) when nothing is known. `depth` counts the
-    bindings followed."""
-    if depth > MAX_DEPTH:
+    """A hull of the values `node` can take; (-inf, inf) when nothing is known."""
+    if depth > _MAX_NESTING:
         return _UNKNOWN
-    value = constant_value(node, env, depth)
+    value = constant_value(node, env, depth + 1)
     if value is not None:
         return Interval(value, value)
     if isinstance(node, cst.Name):
         binding = env.binding(node)
         if binding is not None and binding.value is not None and binding.imported is None:
-            return value_range(binding.value, env, depth + 1)  # one binding deeper
+            return value_range(binding.value, env, depth + BINDING_COST)
     if is_epsilon(node, env):
         return Interval(0.0, INF, False, False)  # `eps`, `finfo(dtype).eps`: small and positive
     if isinstance(node, cst.Name):
         return _UNKNOWN
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        return _negate(value_range(node.expression, env, depth))
+        return _negate(value_range(node.expression, env, depth + 1))
     if isinstance(node, cst.BinaryOperation):
-        return _binary_range(node, env, depth)
+        return _binary_range(node, env, depth + 1)
     if isinstance(node, cst.Call):
-        return _call_range(node, env, depth)
+        return _call_range(node, env, depth + 1)
     if isinstance(node, cst.IfExp):
-        return _hull(value_range(node.body, env, depth), value_range(node.orelse, env, depth))
+        return _hull(value_range(node.body, env, depth + 1), value_range(node.orelse, env, depth + 1))
     return _UNKNOWN
 
 
@@ -318,32 +318,32 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
     extra = values if method is not None else values[1:]
     carried = carried_value(node, env)
     if carried is not None:
-        return value_range(carried, env, depth)
+        return value_range(carried, env, depth + 1)
     if leaf in STOP_GRADIENT and operand is not None:
-        return value_range(operand, env, depth)
+        return value_range(operand, env, depth + 1)
     if leaf in CONSTANT_CONSTRUCTORS:
         return Interval(CONSTANT_CONSTRUCTORS[leaf], CONSTANT_CONSTRUCTORS[leaf])
     if leaf in FILL_ARGUMENT:
         fill = _argument(node, FILL_ARGUMENT[leaf].position, FILL_ARGUMENT[leaf].keywords)
-        return value_range(fill, env, depth) if fill is not None else _UNKNOWN
+        return value_range(fill, env, depth + 1) if fill is not None else _UNKNOWN
     if leaf == "where" and len(extra) == 2 - (method is not None):
         # where(c, a, b), a.where(c, b): one of the two, element by element, each where the
         # condition puts it (`where(x > 0, x, 1.0)` is positive).
         cond, chosen = (extra[0], [operand, extra[-1]]) if method is not None else (operand, extra)
-        true, false = (value_range(branch, env, depth) for branch in chosen)
+        true, false = (value_range(branch, env, depth + 1) for branch in chosen)
         return _hull(_refined(true, cond, chosen[0], True, env), _refined(false, cond, chosen[1], False, env))
     if leaf in INCREASING_FUNCTIONS and operand is not None and not extra:
-        return _increasing(INCREASING_FUNCTIONS[leaf], value_range(operand, env, depth))
+        return _increasing(INCREASING_FUNCTIONS[leaf], value_range(operand, env, depth + 1))
     if leaf in BOUNDED_FUNCTIONS and (qualified is not None or not extra):
         lo, hi = BOUNDED_FUNCTIONS[leaf]
         return Interval(lo, hi)
     if leaf in _CLAMPS and operand is not None:
-        return _clamp_range(node, leaf, operand, extra, env, depth)
+        return _clamp_range(node, leaf, operand, extra, env, depth + 1)
     bound = _bounded_below_call(node, env)
     if bound is not None:
         return Interval(bound[0], INF, bound[1], False)
     if leaf in ("power", "pow") and operand is not None and len(extra) == 1:
-        return _power_range(operand, extra[0], env, depth)
+        return _power_range(operand, extra[0], env, depth + 1)
     return _UNKNOWN
 
 
@@ -365,11 +365,11 @@ def _refined(reach: Interval, cond: cst.BaseExpression, branch: cst.BaseExpressi
 
 def _clamp_range(node: cst.Call, leaf: str, operand, extra: list, env: Env, depth: int) -> Interval:
     """maximum(a, b), minimum(a, b), clip(x, lo, hi), x.clamp(min=0): bounded on the side they bound."""
-    x = value_range(operand, env, depth)
+    x = value_range(operand, env, depth + 1)
     if leaf in ("maximum", "fmax", "minimum", "fmin"):
         if len(extra) != 1:
             return _UNKNOWN
-        other = value_range(extra[0], env, depth)
+        other = value_range(extra[0], env, depth + 1)
         if leaf in LOWER_CLAMPS:
             return Interval(max(x.lo, other.lo), max(x.hi, other.hi), x.lo_closed or other.lo_closed, x.hi_closed or other.hi_closed)
         return Interval(min(x.lo, other.lo), min(x.hi, other.hi), x.lo_closed or other.lo_closed, x.hi_closed or other.hi_closed)
@@ -382,8 +382,8 @@ def _clamp_range(node: cst.Call, leaf: str, operand, extra: list, env: Env, dept
     else:
         lower = lower if lower is not None else (extra[0] if extra else None)
         upper = upper if upper is not None else (extra[1] if len(extra) > 1 else None)
-    lo = constant_value(lower, env, depth) if lower is not None else None
-    hi = constant_value(upper, env, depth) if upper is not None else None
+    lo = constant_value(lower, env, depth + 1) if lower is not None else None
+    hi = constant_value(upper, env, depth + 1) if upper is not None else None
     result = x
     if lo is not None:
         result = Interval(max(result.lo, lo), max(result.hi, lo), True, result.hi_closed)
@@ -404,15 +404,15 @@ def _bounded_below_call(node: cst.Call, env: Env) -> Optional[tuple[float, bool]
 def _binary_range(node: cst.BinaryOperation, env: Env, depth: int) -> Interval:
     op = node.operator
     if isinstance(op, cst.Power):
-        return _power_range(node.left, node.right, env, depth)
+        return _power_range(node.left, node.right, env, depth + 1)
     if isinstance(op, cst.Multiply) and env.code(node.left) == env.code(node.right):
         return Interval(0.0, INF, True, False)  # x * x
     if isinstance(op, cst.Subtract) and _is_reduction_of(node.right, node.left, UPPER_REDUCTIONS, env):
         return Interval(-INF, 0.0, False, True)  # x - max(x), x - logsumexp(x)
     if isinstance(op, cst.Subtract) and _is_reduction_of(node.right, node.left, LOWER_REDUCTIONS, env):
         return Interval(0.0, INF, True, False)  # x - min(x)
-    left = value_range(node.left, env, depth)
-    right = value_range(node.right, env, depth)
+    left = value_range(node.left, env, depth + 1)
+    right = value_range(node.right, env, depth + 1)
     if isinstance(op, cst.Add):
         return _add(left, right)
     if isinstance(op, cst.Subtract):
@@ -455,14 +455,14 @@ def _is_reduction_of(node: cst.BaseExpression, operand: cst.BaseExpression, redu
 
 
 def _power_range(base: cst.BaseExpression, exponent: cst.BaseExpression, env: Env, depth: int) -> Interval:
-    p = constant_value(exponent, env, depth)
+    p = constant_value(exponent, env, depth + 1)
     if p is not None and float(p).is_integer() and p % 2 == 0 and p > 0:
         return Interval(0.0, INF, True, False)  # x**2
-    base_range = value_range(base, env, depth)
+    base_range = value_range(base, env, depth + 1)
     if p is not None and p > 0 and base_range.lo > 0:
         return Interval(0.0, INF, False, False)
     if p is None and base_range.lo >= 1:
-        exponent_range = value_range(exponent, env, depth)
+        exponent_range = value_range(exponent, env, depth + 1)
         if exponent_range.lo >= 0:
             return Interval(1.0, INF, True, False)  # 2 ** abs(e)
     return _UNKNOWN

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Iterator
 
 from nanlint.catalog.tables import framework_of
 

@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -30,7 +30,7 @@ from nanlint.diagnostics import Diagnostic
 from nanlint.fix.model import Applicability
 from nanlint.verify.allowlist import NotAllowed, allowed_name
 from nanlint.verify.translate import Translator, Untranslatable, functions, variables
-from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, VERIFIED_SELECT_ONLY, Status, Verification
+from nanlint.verify.verdicts import DEFAULT_TIMEOUT_S, FAILED, UNVERIFIABLE, VERIFIED, VERIFIED_SELECT_ONLY, Verification
 
 # Frameworks whose findings can be verified; each is installed by the extra of the same name.
 BACKENDS = {"jax": "jax", "tensorflow": "tensorflow", "torch": "torch"}
