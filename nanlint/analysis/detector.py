@@ -431,7 +431,7 @@ class Detector:
         it is made only of values masked on the condition and values no gradient flows through.
         A where between two data on another condition (`where(c, -q, q)`) guards nothing. `depth`:
         how far it has looked (limits.BINDING_COST)."""
-        if depth > MAX_INDIRECTION * BINDING_COST:
+        if depth > (MAX_INDIRECTION + 1) * BINDING_COST:
             return False
         if isinstance(arg, cst.Call):
             qualified = env.qualified(arg.func)

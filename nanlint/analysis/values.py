@@ -56,8 +56,9 @@ from nanlint.catalog.tables import (
 )
 from nanlint.limits import BINDING_COST, MAX_DEPTH
 
-# `depth`, in the questions below, is how far a question has looked (limits.BINDING_COST).
-_MAX_NESTING = MAX_DEPTH * BINDING_COST
+# `depth`, in the questions below, is how far a question has looked (limits.BINDING_COST): as many
+# bindings as MAX_DEPTH, and the levels of the expressions they hold.
+_MAX_NESTING = (MAX_DEPTH + 1) * BINDING_COST
 _CONSTANT_ATTRS = {"pi": math.pi, "e": math.e, "inf": INF, "tau": math.tau}
 # Python's own constants: libcst reads them as names.
 _LITERAL_NAMES = frozenset({"True", "False", "None"})
