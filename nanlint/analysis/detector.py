@@ -370,8 +370,8 @@ class Detector:
             return True
         return any(not carries_gradient(b.expr, env) for b in self._branches(call, sel, method_form))
 
-    def _masks(self, call: cst.Call, qualified: Optional[str], env: _Env, condition) -> bool:
-        """A where on the outer select's own `condition` (`where(c, x, 1.0)`, `where(c, x, fallback)`):
+    def _masks(self, call: cst.Call, qualified: Optional[str], env: _Env, condition: Optional[frozenset[str]]) -> bool:
+        """A where on the outer select's own `condition` (its `_condition_keys`; `where(c, x, 1.0)`, `where(c, x, fallback)`):
         the author put a value of their choosing where the outer select does not look. A where on
         another condition (`where(c, -q, q)`, or a mask of `x > 0` under a select on `x > 5`) keeps
         nothing off the pole there."""
@@ -381,7 +381,7 @@ class Detector:
         if resolved is None or resolved[0].kind == "clamp":
             return False
         sel, _, method_form = resolved
-        return any(b.cond is not None and _same_condition(b.cond, condition, self) for b in self._branches(call, sel, method_form))
+        return any(b.cond is not None and _condition_keys(b.cond, env) & condition for b in self._branches(call, sel, method_form))
 
     # --- singular ops ---------------------------------------------------------------------------
     def _call_use(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
@@ -425,7 +425,9 @@ class Detector:
         below_zero = IntervalSet.above(0.0, closed=False).intersect(domain).is_empty()
         return not (op.kind == "pole" and below_zero and is_epsilon_shifted(arg, env))
 
-    def _guarded(self, arg: cst.BaseExpression, env: _Env, depth: int, computed: bool = False, condition=None) -> bool:
+    def _guarded(
+        self, arg: cst.BaseExpression, env: _Env, depth: int, computed: bool = False, condition: Optional[frozenset[str]] = None
+    ) -> bool:
         """The argument is masked on the outer select's own `condition` (`_masks`), or is a guard
         call (`_is_guard_call`) or a gradient-safe call, or a local assigned from one; or (`computed`)
         it is made only of values masked on the condition and values no gradient flows through.
@@ -475,7 +477,7 @@ class Detector:
             return site(SiteKind.CLAMP)
         if branch.cond is not None:
             arg_env = env.at(use.definition.place) if use.definition is not None else env
-            if self._guarded(use.arg, arg_env, 0, computed=True, condition=branch.cond):
+            if self._guarded(use.arg, arg_env, 0, computed=True, condition=_condition_keys(branch.cond, env)):
                 return None  # masked before, on this select's own condition
         verdict, admitted = self._guard_verdict(branch, use, env)
         if verdict is GuardVerdict.NO_LEAK:
@@ -674,13 +676,19 @@ def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:
     return any(admitted.contains(edge) for edge in edges)
 
 
-def _same_condition(a: cst.BaseExpression, b: cst.BaseExpression, detector: Detector) -> bool:
-    """Conditions that select the same elements, up to negation and broadcasting (`bad`, `~bad`,
-    `bad[..., None, None]`)."""
-    return _bare_condition(a, detector) == _bare_condition(b, detector)
+def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[str]:
+    """What a condition selects, as text, up to negation and broadcasting (`bad`, `~bad`,
+    `bad[..., None, None]`), and, for a local, as the expression it was assigned (`small` for
+    `small = t < eps`): two conditions with a key in common select the same elements."""
+    inner = _strip(node)
+    keys = {_bare_condition(inner, env.detector)}
+    binding = env.binding(inner) if isinstance(inner, cst.Name) else None
+    if binding is not None and binding.value is not None and binding.imported is None:
+        keys.add(_bare_condition(binding.value, env.detector))
+    return frozenset(keys)
 
 
-def _bare_condition(node: cst.BaseExpression, detector: Detector) -> str:
+def _strip(node: cst.BaseExpression) -> cst.BaseExpression:
     while True:
         if isinstance(node, cst.Subscript):
             node = node.value
@@ -689,7 +697,12 @@ def _bare_condition(node: cst.BaseExpression, detector: Detector) -> str:
         elif isinstance(node, cst.Call) and leaf_name(node.func) == "logical_not" and len(node.args) == 1:
             node = node.args[0].value
         else:
-            return code(node.with_changes(lpar=[], rpar=[])) if getattr(node, "lpar", None) else detector.code(node)
+            return node
+
+
+def _bare_condition(node: cst.BaseExpression, detector: Detector) -> str:
+    node = _strip(node)
+    return code(node.with_changes(lpar=[], rpar=[])) if getattr(node, "lpar", None) else detector.code(node)
 
 
 def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -75,6 +75,11 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(t):\n    small = t < 1e-3\n    safe = jnp.where(small, 1.0, t)\n    half = 0.5 * safe\n"
             "    return jnp.where(small, 0.5, jnp.cos(half) / jnp.sin(half))\n"
         ),
+        # ... also when one of the two spells the condition and the other names it.
+        Valid(
+            "import jax.numpy as jnp\ndef f(t):\n    small = t < 1e-3\n    safe = jnp.where(t < 1e-3, 1.0, t)\n    half = 0.5 * safe\n"
+            "    return jnp.where(small, 0.5, jnp.cos(half) / jnp.sin(half))\n"
+        ),
         # A custom VJP's fwd and bwd, and an autograd.Function's backward, are not differentiated.
         Valid(
             "import jax\nimport jax.numpy as jnp\n@jax.custom_vjp\ndef f(x):\n    return x\ndef f_fwd(x):\n    return f(x), x\n"
