@@ -166,6 +166,9 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("jnp.exp2(jnp.abs(x))", 1.0, INF),
         ("2.0 ** jnp.abs(x)", 1.0, INF),
         ("jnp.where(x > 0, jnp.ones_like(x), x * x)", 0.0, INF),
+        ("jnp.where(x > 0, x, 1.0)", 0.0, INF),  # each branch where its condition puts it
+        ("x.where(x > 0, 1.0)", 0.0, INF),  # torch's method form
+        ("jnp.where(x > 0, 1.0, x)", -INF, 1.0),
         ("jnp.sin(x) + 2", 1.0, 3.0),
     ],
 )

@@ -327,7 +327,7 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
     if leaf in FILL_ARGUMENT:
         fill = _argument(node, FILL_ARGUMENT[leaf].position, FILL_ARGUMENT[leaf].keywords)
         return value_range(fill, env, depth + 1) if fill is not None else _UNKNOWN
-    if leaf == "where" and len(extra) == 2 - (method is not None):
+    if leaf == "where" and len(extra) == 2:
         # where(c, a, b), a.where(c, b): one of the two, element by element, each where the
         # condition puts it (`where(x > 0, x, 1.0)` is positive).
         cond, chosen = (extra[0], [operand, extra[-1]]) if method is not None else (operand, extra)
