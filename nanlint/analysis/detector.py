@@ -42,6 +42,7 @@ from nanlint.analysis.values import (
     is_epsilon,
     is_epsilon_shifted,
     is_integer_cast,
+    value_range,
 )
 from nanlint.catalog.intervals import IntervalSet
 from nanlint.catalog.lookup import BARRIER_METHODS, Catalog
@@ -75,14 +76,31 @@ _FILLS = frozenset({"full_like", "full", "fill", "constant", "broadcast_to", "co
 
 
 class _Env:
-    """Bindings and qualified names as seen from one place in one scope."""
+    """Bindings and qualified names as seen from one place in one scope; and, where a question is
+    asked about the elements an outer select does not take, the truth of its condition there."""
 
-    __slots__ = ("detector", "scope", "place")
+    __slots__ = ("detector", "scope", "place", "assumed")
 
-    def __init__(self, detector: "Detector", scope: Scope, place: Place) -> None:
+    def __init__(self, detector: "Detector", scope: Scope, place: Place, assumed: Optional[dict[str, bool]] = None) -> None:
         self.detector = detector
         self.scope = scope
         self.place = place
+        self.assumed = assumed or {}
+
+    def assuming(self, cond: cst.BaseExpression, truth: bool) -> "_Env":
+        """This place, where `cond` is `truth` (by its keys: `_condition_keys`)."""
+        negated = _negated(cond)
+        keys = _condition_keys(cond, self)
+        return _Env(self.detector, self.scope, self.place, {**self.assumed, **{key: truth != negated for key in keys}})
+
+    def decided(self, cond: cst.BaseExpression) -> Optional[bool]:
+        if not self.assumed:
+            return None
+        negated = _negated(cond)
+        for key in _condition_keys(cond, self):
+            if key in self.assumed:
+                return self.assumed[key] != negated
+        return None
 
     def binding(self, name: cst.Name) -> Optional[Binding]:
         return binding_at(self.scope, name.value, self.place)
@@ -94,7 +112,7 @@ class _Env:
         return self.detector.code(node)
 
     def at(self, place: Place) -> "_Env":
-        return _Env(self.detector, self.scope, place)
+        return _Env(self.detector, self.scope, place, self.assumed)
 
     def indexes(self, name: cst.Name) -> bool:
         return name.value in self.detector.index_names(self.scope)
@@ -477,7 +495,9 @@ class Detector:
             return site(SiteKind.CLAMP)
         if branch.cond is not None:
             arg_env = env.at(use.definition.place) if use.definition is not None else env
-            if self._guarded(use.arg, arg_env, 0, computed=True, condition=_condition_keys(branch.cond, env)):
+            if self._guarded(use.arg, arg_env, 0, computed=True, condition=_condition_keys(branch.cond, env)) and not self._masked_at_pole(
+                branch, use, arg_env
+            ):
                 return None  # masked before, on this select's own condition
         verdict, admitted = self._guard_verdict(branch, use, env)
         if verdict is GuardVerdict.NO_LEAK:
@@ -490,6 +510,14 @@ class Detector:
         if use.via is not None:
             return site(SiteKind.SINGULAR_LOCAL)
         return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP)
+
+    def _masked_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        """The masks' own values put the op at its pole where the select does not take the branch
+        (`log(-expm1(where(c, x, 0.0)))` under a select on `c`): they guard nothing."""
+        if branch.polarity is None:
+            return False
+        reach = IntervalSet.of(value_range(use.arg, env.assuming(branch.cond, not branch.polarity)))
+        return not reach.is_empty() and reach.intersect(use.leak_domain) == reach
 
     def _condition_guards(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """Whether the condition mentions what the op's argument is made of: `where(x > 0, log(x), 0)`.
@@ -686,6 +714,20 @@ def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[str]:
     if binding is not None and binding.value is not None and binding.imported is None:
         keys.add(_bare_condition(binding.value, env.detector))
     return frozenset(keys)
+
+
+def _negated(node: cst.BaseExpression) -> bool:
+    """Whether the negations `_strip` takes off a condition are an odd number."""
+    odd = False
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.BitInvert, cst.Not)):
+            node, odd = node.expression, not odd
+        elif isinstance(node, cst.Call) and leaf_name(node.func) == "logical_not" and len(node.args) == 1:
+            node, odd = node.args[0].value, not odd
+        else:
+            return odd
 
 
 def _strip(node: cst.BaseExpression) -> cst.BaseExpression:

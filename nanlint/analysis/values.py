@@ -83,6 +83,10 @@ class Env(Protocol):
         """Values of the expression `var` for which `cond` is true, where certain (conditions.py)."""
         ...
 
+    def decided(self, cond: cst.BaseExpression) -> Optional[bool]:
+        """The truth of `cond` where the question is asked, when an outer select decides it."""
+        ...
+
 
 def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Optional[float]:
     if depth > _MAX_NESTING:
@@ -331,6 +335,9 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         # where(c, a, b), a.where(c, b): one of the two, element by element, each where the
         # condition puts it (`where(x > 0, x, 1.0)` is positive).
         cond, chosen = (extra[0], [operand, extra[-1]]) if method is not None else (operand, extra)
+        truth = env.decided(cond)
+        if truth is not None:
+            return value_range(chosen[0] if truth else chosen[1], env, depth + 1)
         true, false = (value_range(branch, env, depth + 1) for branch in chosen)
         return _hull(_refined(true, cond, chosen[0], True, env), _refined(false, cond, chosen[1], False, env))
     if leaf in INCREASING_FUNCTIONS and operand is not None and not extra:
