@@ -186,11 +186,21 @@ def compile_error(source: str) -> Optional[str]:
 
 
 def _non_overlapping(candidates: list[Diagnostic]) -> list[Diagnostic]:
+    """Fixes whose edits do not overlap, the smallest first: of two nested fixes the inner one goes
+    first, and the next round tells whether the outer is still needed (`1 / sqrt(x)` needs no mask
+    of its divisor once `x` is masked; `log(-expm1(x))` still does once `x` is masked to 0)."""
     chosen: list[Diagnostic] = []
-    for d in candidates:
+    for d in sorted(candidates, key=_extent):
         if not any(overlaps(d.fix.edits, c.fix.edits) for c in chosen):
             chosen.append(d)
     return chosen
+
+
+def _extent(d: Diagnostic) -> tuple:
+    """How much text a fix replaces (rows, then columns), to order nested fixes."""
+    edits = d.fix.edits
+    rows = sum(e.end_location.row - e.location.row for e in edits)
+    return (rows, sum(abs(e.end_location.column - e.location.column) for e in edits))
 
 
 def _key(d: Diagnostic) -> tuple:
