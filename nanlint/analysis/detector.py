@@ -89,14 +89,14 @@ class _Env:
 
     def assuming(self, cond: cst.BaseExpression, truth: bool) -> "_Env":
         """This place, where `cond` is `truth` (by its keys: `_condition_keys`)."""
-        negated = _negated(cond)
+        negated = _strip(cond)[1]
         keys = _condition_keys(cond, self)
         return _Env(self.detector, self.scope, self.place, {**self.assumed, **{key: truth != negated for key in keys}})
 
     def decided(self, cond: cst.BaseExpression) -> Optional[bool]:
         if not self.assumed:
             return None
-        negated = _negated(cond)
+        negated = _strip(cond)[1]
         for key in _condition_keys(cond, self):
             if key in self.assumed:
                 return self.assumed[key] != negated
@@ -708,7 +708,7 @@ def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[str]:
     """What a condition selects, as text, up to negation and broadcasting (`bad`, `~bad`,
     `bad[..., None, None]`), and, for a local, as the expression it was assigned (`small` for
     `small = t < eps`): two conditions with a key in common select the same elements."""
-    inner = _strip(node)
+    inner = _strip(node)[0]
     keys = {_bare_condition(inner, env.detector)}
     binding = env.binding(inner) if isinstance(inner, cst.Name) else None
     if binding is not None and binding.value is not None and binding.imported is None:
@@ -716,34 +716,23 @@ def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[str]:
     return frozenset(keys)
 
 
-def _negated(node: cst.BaseExpression) -> bool:
-    """Whether the negations `_strip` takes off a condition are an odd number."""
-    odd = False
+def _strip(node: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
+    """A condition without its negations and indexing (`~bad[..., None]` is `bad`), and whether the
+    negations taken off are an odd number."""
+    negated = False
     while True:
         if isinstance(node, cst.Subscript):
             node = node.value
         elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.BitInvert, cst.Not)):
-            node, odd = node.expression, not odd
+            node, negated = node.expression, not negated
         elif isinstance(node, cst.Call) and leaf_name(node.func) == "logical_not" and len(node.args) == 1:
-            node, odd = node.args[0].value, not odd
+            node, negated = node.args[0].value, not negated
         else:
-            return odd
-
-
-def _strip(node: cst.BaseExpression) -> cst.BaseExpression:
-    while True:
-        if isinstance(node, cst.Subscript):
-            node = node.value
-        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.BitInvert, cst.Not)):
-            node = node.expression
-        elif isinstance(node, cst.Call) and leaf_name(node.func) == "logical_not" and len(node.args) == 1:
-            node = node.args[0].value
-        else:
-            return node
+            return node, negated
 
 
 def _bare_condition(node: cst.BaseExpression, detector: Detector) -> str:
-    node = _strip(node)
+    node = _strip(node)[0]
     return code(node.with_changes(lpar=[], rpar=[])) if getattr(node, "lpar", None) else detector.code(node)
 
 

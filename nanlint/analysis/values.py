@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Optional, Protocol
+from typing import NamedTuple, Optional, Protocol
 
 import libcst as cst
 
@@ -222,10 +222,28 @@ def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> boo
 _DIFFERENTIABLE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Modulo, cst.Power, cst.MatrixMultiply)
 
 
-def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
+class _Parts(NamedTuple):
+    """A call as the value questions read it: `jnp.exp(x, ...)` or `x.exp(...)`."""
+
+    qualified: Optional[str]  # a library function's qualified name; None for a method or user code
+    method: Optional[str]  # the method's name, when it is one
+    leaf: Optional[str]  # the last name, either way
+    operand: Optional[cst.BaseExpression]  # a function's first argument, a method's receiver
+    extra: list  # the other positional arguments
+
+
+def _parts(node: cst.Call, env: Env) -> _Parts:
     qualified = env.qualified(node.func)
     method = node.func.attr.value if qualified is None and isinstance(node.func, cst.Attribute) else None
-    leaf = (qualified or "").rsplit(".", 1)[-1] if qualified is not None else method
+    leaf = qualified.rsplit(".", 1)[-1] if qualified is not None else method
+    values = positional(node)
+    if method is not None:
+        return _Parts(qualified, method, leaf, node.func.value, values)
+    return _Parts(qualified, method, leaf, values[0] if values else None, values[1:])
+
+
+def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
+    qualified, method, leaf, _, _ = _parts(node, env)
     if gradient:
         if isinstance(node.func, cst.Name) and qualified is None and node.func.value in BUILTINS_WITHOUT_GRADIENT and env.binding(node.func) is None:
             return False  # len(x), int(n)
@@ -314,13 +332,7 @@ _CLAMPS = (LOWER_CLAMPS | UPPER_CLAMPS | {"clip", "clamp", "clip_by_value"}) - {
 
 
 def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
-    qualified = env.qualified(node.func)
-    method = node.func.attr.value if qualified is None and isinstance(node.func, cst.Attribute) else None
-    leaf = qualified.rsplit(".", 1)[-1] if qualified is not None else method
-    values = positional(node)
-    # The operand: a function's first argument, a method's receiver (`x.exp()`).
-    operand = node.func.value if method is not None else (values[0] if values else None)
-    extra = values if method is not None else values[1:]
+    qualified, method, leaf, operand, extra = _parts(node, env)
     carried = carried_value(node, env)
     if carried is not None:
         return value_range(carried, env, depth + 1)
@@ -450,11 +462,7 @@ def _is_reduction_of(node: cst.BaseExpression, operand: cst.BaseExpression, redu
         node = node.value
     if not isinstance(node, cst.Call):
         return False
-    qualified = env.qualified(node.func)
-    method = node.func.attr.value if qualified is None and isinstance(node.func, cst.Attribute) else None
-    leaf = qualified.rsplit(".", 1)[-1] if qualified is not None else method
-    values = positional(node)
-    inner = node.func.value if method is not None else (values[0] if values else None)
+    _, _, leaf, inner, _ = _parts(node, env)
     if inner is None:
         return False
     if leaf in STOP_GRADIENT:
