@@ -294,7 +294,7 @@ def test_each_ops_domain_is_where_its_value_is_finite_in_jax() -> None:
     pytest.importorskip("jax")
     import jax.numpy as jnp
 
-    unary = {"sqrt": jnp.sqrt, "cbrt": jnp.cbrt, "log": jnp.log, "log1p": jnp.log1p, "reciprocal": jnp.reciprocal, "arcsin": jnp.arcsin, "arctanh": jnp.arctanh, "arccosh": jnp.arccosh}
+    unary = {"sqrt": jnp.sqrt, "cbrt": jnp.cbrt, "log": jnp.log, "log1p": jnp.log1p, "reciprocal": jnp.reciprocal, "arcsin": jnp.arcsin, "arccos": jnp.arccos, "arctanh": jnp.arctanh, "arccosh": jnp.arccosh}
     for op in OPS:
         if op.key in unary:
             _jax_probe_agrees(op, unary[op.key])
