@@ -12,6 +12,7 @@ from nanlint.catalog.lookup import Catalog
 from nanlint.config.settings import Settings
 from nanlint.files import CheckError, FileResult, check_size, decode_source, is_notebook, read_source_bytes, syntax_diagnostic
 from nanlint.prefilter import Prefiltered, Reported, Verdict, prefilter
+from nanlint.prefilter.reexports import ArrayModules, Resolver
 from nanlint.rules import BY_CODE, expand_selector, kinds_of, select_codes
 from nanlint.suppression import parse_suppressions
 
@@ -33,6 +34,7 @@ class Checker:
             clamp_in_op=SiteKind.CLAMP_AT_POLE in self.kinds,
             nan_masks=SiteKind.NAN_MASK in self.kinds,
         )
+        self.array_modules = ArrayModules(settings.array_modules)
         self._per_file = [
             (pattern, frozenset(c for s in selectors for c in expand_selector(s)))
             for pattern, selectors in settings.per_file_ignores.items()
@@ -70,7 +72,10 @@ class Checker:
     def check_source(self, source: str, filename: str, path: Optional[Path] = None) -> FileResult:
         result = FileResult(filename, source)
         kinds = self.kinds - kinds_of(self._ignored_for(path or Path(filename)))
-        found = prefilter(source, self.catalog, self.reported, whole=self.settings.parse_whole_files)
+        resolve = self.array_modules.resolver(path)
+        found = prefilter(source, self.catalog, self.reported, whole=self.settings.parse_whole_files, resolve=resolve)
+        # Findings that depend on what another file re-exports are not cached under this file's content.
+        result.cacheable = not found.imports.through_tree
         if found.verdict is Verdict.TOO_DEEP:
             result.error = f"nanlint: {filename}: too deeply nested to analyse"
         elif found.verdict is Verdict.INVALID:
@@ -78,13 +83,13 @@ class Checker:
             result.diagnostics = [syntax_diagnostic(filename, error.msg, error.lineno or 1, error.offset or 1)]
         elif found.verdict is not Verdict.NOTHING:
             try:
-                self._analyse(result, found, kinds)
+                self._analyse(result, found, kinds, resolve)
             except (RecursionError, MemoryError):
                 result.diagnostics = []
                 result.error = f"nanlint: {filename}: too deeply nested to analyse"
         return result
 
-    def _analyse(self, result: FileResult, found: Prefiltered, kinds: frozenset) -> None:
+    def _analyse(self, result: FileResult, found: Prefiltered, kinds: frozenset, resolve: Optional[Resolver]) -> None:
         """The kept units read by libcst, their sites as diagnostics, and a fix planned for each."""
         # Here, not at the top: a file the prefilter clears never loads libcst.
         from nanlint.analysis.analyse import AnalysisError, analyse
@@ -99,7 +104,7 @@ class Checker:
             ):
                 # A module- or class-level local may be used anywhere in the file, and its fix depends
                 # on every use: the kept units do not hold them all, so read the file whole (rare).
-                found = prefilter(source, self.catalog, self.reported, whole=True)
+                found = prefilter(source, self.catalog, self.reported, whole=True, resolve=resolve)
                 analysis = analyse(source, found, self.catalog, kinds)
         except AnalysisError as error:
             result.error = f"nanlint: {result.filename}: {error}"

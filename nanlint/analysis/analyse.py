@@ -32,7 +32,13 @@ def analyse(source: str, prefiltered: Prefiltered, catalog: Catalog, kinds: froz
     try:
         trees = [parse_unit(source, unit) for unit in prefiltered.units]
         detector = Detector(
-            source, trees, catalog, prefiltered.imports.frameworks, prefiltered.defined, prefiltered.never_differentiated
+            source,
+            trees,
+            catalog,
+            prefiltered.imports.frameworks,
+            prefiltered.defined,
+            prefiltered.never_differentiated,
+            prefiltered.imports.aliases,
         )
         return Analysis(detector, detector.sites(kinds))
     except cst.ParserSyntaxError as error:

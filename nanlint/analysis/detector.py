@@ -130,10 +130,12 @@ class Detector:
         frameworks: frozenset[str],
         defined: list[tuple[str, int]] = (),
         never_differentiated: list[tuple[int, int]] = (),
+        aliases: Optional[dict[str, str]] = None,
     ) -> None:
         """`trees`: the kept units of the file `source`, in file order. `frameworks`: those the file imports
         (tensor methods count for them). `defined`: top-level definitions not read, by name.
-        `never_differentiated`: spans (character offsets) where no site is reported."""
+        `never_differentiated`: spans (character offsets) where no site is reported. `aliases`: the
+        imported names that stand for an array module's (`mylib.backend.numpy` -> `jax.numpy`)."""
         self.source = source
         self.lines = LineIndex(source)
         self.trees = trees
@@ -143,7 +145,7 @@ class Detector:
         self._code_cache: dict[int, str] = {}
         self._variables_of: dict[tuple, set[str]] = {}
         self._index_names: dict[int, frozenset[str]] = {}
-        self.index = ScopeIndex(trees, self._may_select, list(defined))
+        self.index = ScopeIndex(trees, self._may_select, list(defined), aliases or {})
 
     def index_names(self, scope: Scope) -> frozenset[str]:
         """The names a function uses as a whole array index (`a[k]`, `a[i, j]`)."""

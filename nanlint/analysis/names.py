@@ -79,10 +79,13 @@ class ScopeIndex:
         trees: list[UnitTree],
         interesting_call: Callable[[cst.Call, dict[str, str]], bool],
         defined: list[tuple[str, int]] = (),
+        aliases: Optional[dict[str, str]] = None,
     ) -> None:
         """`interesting_call(call, renamed)`: whether a call is a candidate, given the renames seen
-        so far. `defined`: top-level names bound by definitions that are not read (name, offset)."""
+        so far. `defined`: top-level names bound by definitions that are not read (name, offset).
+        `aliases`: imported names that stand for another (`mylib.backend.numpy` -> `jax.numpy`)."""
         self.interesting_call = interesting_call
+        self.aliases = aliases or {}
         self.calls: list[tuple[cst.Call, Scope]] = []
         self.wrapping: list[tuple[cst.Call, cst.Call, Scope]] = []
         # alias -> original name, for `from jax.numpy import where as w` (a call to `w` is a candidate).
@@ -198,7 +201,7 @@ class ScopeIndex:
             dotted = _dotted_text(alias.name)
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 target = alias.asname.name.value
-                scope.bind(Binding(target, self._next(), imported=dotted))
+                scope.bind(Binding(target, self._next(), imported=self.aliases.get(dotted, dotted)))
                 self._note_rename(target, dotted)
             else:
                 # `import jax.numpy` binds `jax`, through which `jax.numpy.where` resolves.
@@ -212,7 +215,8 @@ class ScopeIndex:
         for alias in node.names:
             name = _dotted_text(alias.name)
             target = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
-            scope.bind(Binding(target, self._next(), imported=f"{module}.{name}"))
+            full = f"{module}.{name}"
+            scope.bind(Binding(target, self._next(), imported=self.aliases.get(full, full)))
             self._note_rename(target, name)
 
     def _note_rename(self, target: str, original: str) -> None:

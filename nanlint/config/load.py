@@ -15,7 +15,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from nanlint.catalog.tables import OP_KEYS
+from nanlint.catalog.tables import FRAMEWORK_OF_MODULE, OP_KEYS, framework_of
 from nanlint.rules import UnknownSelector, expand_selector
 from nanlint.config.settings import KNOWN_FRAMEWORKS, Settings
 
@@ -212,6 +212,18 @@ def _check_op_key(name: str, op_key: str) -> None:
         raise _BadValue(f"`{name}`: unknown op key `{op_key}` (known: {', '.join(sorted(OP_KEYS))})")
 
 
+def _array_modules(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise _BadValue('expected a table of "mylib.module" = "array module"')
+    for name, target in value.items():
+        if not _is_dotted(name):
+            raise _BadValue(f"`{name}` is not a dotted module name like `mylib.backend.numpy`")
+        if not isinstance(target, str) or not _is_dotted(target) or framework_of(target) is None:
+            known = ", ".join(sorted(FRAMEWORK_OF_MODULE))
+            raise _BadValue(f"`{name}`: `{target}` is not a module of a known framework (one under {known})")
+    return dict(value)
+
+
 # Every key of [tool.nanlint]; the Settings field is the key with `-` read as `_`.
 _KEYS: dict[str, Callable[[Any], Any]] = {
     "select": _selectors,
@@ -229,6 +241,7 @@ _KEYS: dict[str, Callable[[Any], Any]] = {
     "extend-select-functions": _dotted_names,
     "extend-singular-ops": _singular_ops,
     "extend-safe-functions": _dotted_names,
+    "array-modules": _array_modules,
 }
 
 __all__ = ["CONFIG_NAMES", "ConfigError", "find_config", "load_settings", "apply_overrides"]

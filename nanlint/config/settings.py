@@ -71,6 +71,8 @@ class Settings:
     extend_select_functions: list[str] = field(default_factory=list)  # where-like: (cond, x, y)
     extend_singular_ops: dict[str, str] = field(default_factory=dict)  # qualified name -> catalog op key
     extend_safe_functions: list[str] = field(default_factory=list)  # gradient-safe: never leaks, guards its result
+    # A project's module -> the array module it stands for: {"mylib.backend.numpy": "jax.numpy"}.
+    array_modules: dict[str, str] = field(default_factory=dict)
     # Where the settings came from; paths in exclude/per-file-ignores are relative to `project_root`.
     project_root: Path = field(default_factory=Path.cwd)
     config_path: Optional[Path] = None

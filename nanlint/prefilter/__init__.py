@@ -24,6 +24,7 @@ from typing import Optional
 
 from nanlint.catalog.lookup import Catalog
 from nanlint.prefilter.contexts import AUTOGRAD_BASE_ENDING, PRIMAL_WORDS, Contexts, may_have_contexts
+from nanlint.prefilter.reexports import Resolver, resolve_imports
 from nanlint.prefilter.screen import Reported, Screen
 from nanlint.prefilter.syntax import Position, parse
 from nanlint.prefilter.textscan import Call, Imports, imports_under_another_name, scan_imports, spelled_calls, word_offsets
@@ -80,18 +81,20 @@ class Prefiltered:
         return None
 
 
-def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = False) -> Prefiltered:
-    """`whole`: skip the screen and read every unit (the reference the fast path is checked against)."""
+def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = False, resolve: Optional[Resolver] = None) -> Prefiltered:
+    """`whole`: skip the screen and read every unit (the reference the fast path is checked against).
+    `resolve`: what a project's module stands for (`mylib.backend.numpy` -> `jax.numpy`), if anything."""
     names = catalog.select_leaf_names
     if whole or _lone_carriage_returns(source):
         # Lone CRs (old Mac line ends): the text scans find lines by `\n`, so only the plainest test holds.
         if not any(name in source for name in names):
             return Prefiltered(Verdict.NOTHING)
-        return whole_file(source, scan_imports(source.replace("\r", "\n")))
+        text = source.replace("\r", "\n")
+        return whole_file(source, _imports(text, spelled_calls(text, names), resolve, names))
     calls = spelled_calls(source, names)
     if not calls and not imports_under_another_name(source, names):
         return Prefiltered(Verdict.NOTHING)  # cheap text tests first: no select is called here, by any name
-    imports = scan_imports(source)
+    imports = _imports(source, calls, resolve, names)
     screen = Screen(catalog, imports, reported)
     offsets = _select_calls(source, catalog, imports, calls, screen)
     if not offsets:
@@ -137,6 +140,17 @@ def whole_file(source: str, imports: Imports) -> Prefiltered:
 
 def _lone_carriage_returns(source: str) -> bool:
     return "\r" in source and source.count("\r") != source.count("\r\n")
+
+
+def _imports(source: str, calls: list[Call], resolve: Optional[Resolver], names: frozenset[str]) -> Imports:
+    """The file's imports; those that selects are called through resolved when they name a project's
+    module that stands for an array module."""
+    imports = scan_imports(source)
+    if resolve is None or not imports.targets:
+        return imports
+    wanted = {chain[0] for call in calls if (chain := _dotted_name(source, call)) is not None}
+    wanted |= {alias for alias, name in imports.renamed.items() if name in names}  # `where as w`
+    return resolve_imports(imports, wanted, resolve)
 
 
 def _select_calls(source: str, catalog: Catalog, imports: Imports, calls: list[Call], screen: Screen) -> list[int]:

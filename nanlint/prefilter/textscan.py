@@ -33,6 +33,11 @@ class Imports:
     renamed: dict[str, str] = field(default_factory=dict)
     # name -> what it is bound to: `jnp` -> {"jax.numpy"}, `where` -> {"jax.numpy.where"}.
     targets: dict[str, frozenset[str]] = field(default_factory=dict)
+    # A project's module -> the array module it stands for (`mylib.backend.numpy` -> `jax.numpy`),
+    # for the imports that were resolved (prefilter/reexports.py); `through_tree`: a module of the
+    # tree being checked said so, so this file's findings depend on another file.
+    aliases: dict[str, str] = field(default_factory=dict)
+    through_tree: bool = False
 
     @property
     def names(self) -> frozenset[str]:

@@ -1,0 +1,100 @@
+"""Array modules reached through a project's own module (issue #12, misses 5): re-exports inside the
+tree being checked are followed, and the `array-modules` setting names modules outside it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_run import assert_one_line_errors, nanlint
+
+USE = """\
+def f(x):
+    return {w}(x > 0, {op}(x), 0.0)
+"""
+
+
+def _tree(root: Path, backend: dict[str, str]) -> None:
+    (root / "mylib" / "backend").mkdir(parents=True)
+    (root / "mylib" / "models").mkdir()
+    for package in ("mylib", "mylib/models"):
+        (root / package / "__init__.py").write_text("")
+    (root / "mylib" / "backend" / "__init__.py").write_text("")
+    for name, text in backend.items():
+        (root / "mylib" / "backend" / name).write_text(text)
+
+
+def _rows(root: Path, *args: str) -> list[tuple[str, int]]:
+    run = nanlint("check", "--isolated", "--output-format", "json", *args, ".", cwd=root)
+    assert run.returncode in (0, 1), run.err
+    return [(Path(d["filename"]).name, d["location"]["row"]) for d in json.loads(run.out)]
+
+
+@pytest.mark.parametrize(
+    "backend, imports, w, op",
+    [
+        # A star re-export: mylib/backend/numpy.py is jax.numpy.
+        ({"numpy.py": "from jax.numpy import *\n"}, "from mylib.backend import numpy as jnp\n", "jnp.where", "jnp.sqrt"),
+        # The package binds the name: `import jax.numpy as numpy` in its __init__.
+        ({"__init__.py": "import jax.numpy as numpy\n"}, "from mylib.backend import numpy as jnp\n", "jnp.where", "jnp.log"),
+        # An assignment: `numpy = jax.numpy`.
+        ({"np3.py": "import jax\nnumpy = jax.numpy\n"}, "from mylib.backend.np3 import numpy as jnp\n", "jnp.where", "jnp.log"),
+        # Functions imported from the wrapper, the op beside the select, the select renamed.
+        ({"numpy.py": "from jax.numpy import *\n"}, "from mylib.backend.numpy import where as w, sqrt\n", "w", "sqrt"),
+        # A wrapper of a wrapper.
+        (
+            {"numpy.py": "from jax.numpy import *\n", "more.py": "from mylib.backend.numpy import *\n"},
+            "import mylib.backend.more as jnp\n",
+            "jnp.where",
+            "jnp.sqrt",
+        ),
+    ],
+)
+def test_a_wrapper_in_the_tree_is_followed(tmp_path, backend, imports, w, op):
+    _tree(tmp_path, backend)
+    (tmp_path / "mylib" / "models" / "m.py").write_text(imports + USE.format(w=w, op=op))
+    assert _rows(tmp_path) == [("m.py", len(imports.splitlines()) + 2)]
+    # The slicing prefilter and the whole-file reference agree.
+    assert _rows(tmp_path, "--no-slicing") == _rows(tmp_path)
+
+
+def test_a_module_that_is_no_wrapper_is_not_taken_for_one(tmp_path):
+    # np3 binds `numpy` but is not itself numpy: `np3.where` is the project's own function.
+    _tree(tmp_path, {"np3.py": "import jax\nnumpy = jax.numpy\ndef where(c, a, b):\n    return a\ndef sqrt(x):\n    return x\n"})
+    (tmp_path / "mylib" / "models" / "m.py").write_text("import mylib.backend.np3 as bk\n" + USE.format(w="bk.where", op="bk.sqrt"))
+    assert _rows(tmp_path) == []
+
+
+def test_findings_through_a_wrapper_are_not_cached_under_the_importers_content(tmp_path):
+    _tree(tmp_path, {"numpy.py": "from jax.numpy import *\n"})
+    user = tmp_path / "mylib" / "models" / "m.py"
+    user.write_text("from mylib.backend import numpy as jnp\n" + USE.format(w="jnp.where", op="jnp.sqrt"))
+    first = nanlint("check", "--isolated", "--output-format", "concise", ".", cwd=tmp_path)
+    assert first.returncode == 1
+    # The wrapper stops being one: the unchanged importer is checked again, not read from the cache.
+    (tmp_path / "mylib" / "backend" / "numpy.py").write_text("def where(c, a, b):\n    return a\ndef sqrt(x):\n    return x\n")
+    second = nanlint("check", "--isolated", "--output-format", "concise", ".", cwd=tmp_path)
+    assert second.returncode == 0, second.out
+
+
+def test_the_setting_names_a_module_outside_the_tree(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.nanlint]\narray-modules = {"extlib.np" = "jax.numpy"}\n')
+    (tmp_path / "m.py").write_text("import extlib.np as jnp\n" + USE.format(w="jnp.where", op="jnp.sqrt"))
+    run = nanlint("check", "--output-format", "json", ".", cwd=tmp_path)
+    assert [d["location"]["row"] for d in json.loads(run.out)] == [3]
+    shown = nanlint("check", "--show-settings", ".", cwd=tmp_path)
+    assert "array-modules = {'extlib.np': 'jax.numpy'}" in shown.out
+    # Without it the module is unknown, and nothing is reported.
+    assert nanlint("check", "--isolated", ".", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("value", ['{"extlib.np" = "mylib.np"}', '{"not a name" = "jax.numpy"}', '"jax.numpy"'])
+def test_a_bad_array_modules_value_is_one_line(tmp_path, value):
+    (tmp_path / "pyproject.toml").write_text(f"[tool.nanlint]\narray-modules = {value}\n")
+    (tmp_path / "m.py").write_text("x = 1\n")
+    run = nanlint("check", ".", cwd=tmp_path)
+    assert run.returncode == 2
+    assert_one_line_errors(run)
+    assert "array-modules" in run.err
