@@ -45,18 +45,19 @@ def pinned() -> dict[str, list[tuple[str, str, str]]]:
     return out
 
 
-def findings(root: Path) -> list[tuple[str, int, str]]:
+def findings(root: Path, min_confidence: str) -> list[tuple[str, int, str, str]]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "findings.json"
         subprocess.run(
-            [sys.executable, "-m", "nanlint", "check", "--isolated", "--no-cache", "--output-format", "json", "-o", str(out), str(root)],
+            [sys.executable, "-m", "nanlint", "check", "--isolated", "--no-cache", "--min-confidence", min_confidence]
+            + ["--output-format", "json", "-o", str(out), str(root)],
             capture_output=True,
             check=False,
         )
-        return [(os.path.relpath(f["filename"], root), f["location"]["row"], f["code"]) for f in json.loads(out.read_text())]
+        return [(os.path.relpath(f["filename"], root), f["location"]["row"], f["code"], f["confidence"]) for f in json.loads(out.read_text())]
 
 
-def score(which: str, corpus: Path, table: bool = False) -> None:
+def score(which: str, corpus: Path, table: bool = False, min_confidence: str = "medium") -> None:
     labels = [json.loads(line) for line in (HERE / "labels" / f"{SETS[which]}.jsonl").read_text().splitlines()]
     sites = [json.loads(line) for line in (HERE / "labels" / f"{SETS[which]}-sites.jsonl").read_text().splitlines()]
     verdicts: dict[tuple, list[dict]] = collections.defaultdict(list)
@@ -64,27 +65,30 @@ def score(which: str, corpus: Path, table: bool = False) -> None:
         verdicts[(label["package"], label["file"], label["line"], label["rule"])].append(label)
     counts: collections.Counter = collections.Counter()
     by_rule: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    by_confidence: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     unlabelled, rows, judged_rows = [], collections.defaultdict(set), []
     for name, version, digest in pinned()[which]:
         root = fetch(name, version, digest, corpus)
-        for file, row, code in findings(root):
+        for file, row, code, confidence in findings(root, min_confidence):
             rows[(name, file)].add(row)
             known = verdicts.get((name, file, row, code))
             if known:
                 label = known.pop(0) if len(known) > 1 else known[0]
                 counts[label["verdict"]] += 1
                 by_rule[code][label["verdict"]] += 1
+                by_confidence[confidence][label["verdict"]] += 1
                 judged_rows.append(label)
             else:
                 unlabelled.append(f"{name}/{file}:{row} {code}")
     judged = sum(counts.values())
     worth = counts["true"] + counts["debatable"]
-    print(f"set {which} ({SETS[which]}): {judged + len(unlabelled)} findings; true {counts['true']}, debatable {counts['debatable']}, false {counts['false']}")
+    at = "" if min_confidence == "medium" else f" at --min-confidence {min_confidence}"
+    print(f"set {which} ({SETS[which]}){at}: {judged + len(unlabelled)} findings; true {counts['true']}, debatable {counts['debatable']}, false {counts['false']}")
     print(f"  precision: {worth}/{judged} = {worth / max(judged, 1):.0%}")
     for item in unlabelled:
         print(f"  no label yet: {item}")
-    for code, tally in sorted(by_rule.items()):
-        print(f"  {code}: {sum(tally.values())} findings; true {tally['true']}, debatable {tally['debatable']}, false {tally['false']}")
+    for key, tally in [*sorted(by_rule.items()), *sorted(by_confidence.items())]:
+        print(f"  {key}: {sum(tally.values())} findings; true {tally['true']}, debatable {tally['debatable']}, false {tally['false']}")
     if table:
         print("\n| package | file:line | rule | verdict | why |\n|---|---|---|---|---|")
         for label in judged_rows:
@@ -110,9 +114,10 @@ def main() -> None:
     parser.add_argument("--set", choices=sorted(SETS), action="append", help="A (tuning) or B (held out); default both")
     parser.add_argument("--corpus-dir", type=Path, default=Path(os.environ.get("NANLINT_BENCH_CORPUS", Path.home() / ".cache" / "nanlint-bench")))
     parser.add_argument("--table", action="store_true", help="also print each labelled finding as a Markdown table row")
+    parser.add_argument("--min-confidence", choices=("medium", "high"), default="medium", help="passed to nanlint: score only findings this sure")
     args = parser.parse_args()
     for which in args.set or sorted(SETS):
-        score(which, args.corpus_dir, args.table)
+        score(which, args.corpus_dir, args.table, args.min_confidence)
 
 
 if __name__ == "__main__":

@@ -121,6 +121,8 @@ class Checker:
         suppressions = parse_suppressions(source, blanket_noqa=self.settings.blanket_noqa)
         planner = FixPlanner(analysis.detector, source)
         for site in analysis.sites:
+            if not site.confidence.at_least(self.settings.min_confidence):
+                continue
             diagnostic = build_diagnostic(site, analysis.detector, result.filename)
             lines, above = suppression_lines(site, analysis.detector)
             if not suppressions.covers(diagnostic.code, lines, above):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import enum
 import json
 import os
 import sys
@@ -21,6 +22,7 @@ import click
 from nanlint import __version__
 from nanlint.cache import CACHE_DIR_NAME, ENV_CACHE_DIR, ResultCache, default_cache_dir
 from nanlint.cache import clean as clean_cache
+from nanlint.confidence import Confidence
 from nanlint.config.load import ConfigError, apply_overrides, find_config, load_settings
 from nanlint.config.discovery import discover
 from nanlint.fix.model import Applicability
@@ -75,6 +77,12 @@ _CHECK_OPTIONS = [
     click.option("--ignore", multiple=True, help="Rules to disable, as --select."),
     click.option("--extend-select", multiple=True, help="Rules to enable on top of the selected ones."),
     click.option("--per-file-ignores", multiple=True, help="GLOB:CODES, e.g. 'tests/*:NAN001'."),
+    click.option(
+        "--min-confidence",
+        type=click.Choice([c.value for c in Confidence]),
+        default=None,
+        help="Report only findings at least this sure (default: medium, all of them).",
+    ),
     click.option("--exclude", multiple=True, help="Glob patterns to exclude, replacing the defaults."),
     click.option("--extend-exclude", multiple=True, help="Glob patterns to exclude, on top of the defaults."),
     click.option("--force-exclude/--no-force-exclude", default=None, help="Apply excludes to paths passed explicitly too (pre-commit)."),
@@ -420,6 +428,8 @@ def _apply_cli(settings: Settings, options: dict) -> Settings:
     for key in ("force_exclude", "respect_gitignore"):
         if options[key] is not None:
             changes[key] = options[key]
+    if options.get("min_confidence"):
+        changes["min_confidence"] = Confidence(options["min_confidence"])
     if options.get("no_slicing"):
         changes["parse_whole_files"] = True
     if options["per_file_ignores"]:
@@ -514,7 +524,8 @@ def _exit_for(errors: list[str], diagnostics, options: dict, *, changed: bool) -
 def _settings_text(settings: Settings) -> str:
     lines = []
     for f in dataclasses.fields(settings):
-        lines.append(f"{f.name.replace('_', '-')} = {getattr(settings, f.name)!r}")
+        value = getattr(settings, f.name)
+        lines.append(f"{f.name.replace('_', '-')} = {(value.value if isinstance(value, enum.Enum) else value)!r}")
     return "\n".join(lines)
 
 

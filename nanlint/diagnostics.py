@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
+from nanlint.confidence import Confidence
 from nanlint.fix.model import Fix, Location
 
 if TYPE_CHECKING:
@@ -67,6 +68,8 @@ class Diagnostic:
     verification: Optional["Verification"] = None
     # In a notebook, as the report shows it: the cell (from 1, markdown cells counted) its rows count in.
     cell: Optional[int] = None
+    # How sure the finding is that the leak can happen (a file's own problems, NAN900, are certain).
+    confidence: Confidence = Confidence.HIGH
 
     @property
     def url(self) -> Optional[str]:
@@ -101,6 +104,7 @@ class Diagnostic:
             "op": self.op,
             "branch": self.branch,
             "related": [r.to_json() for r in self.related],
+            "confidence": self.confidence.value,
         })
         if self.verification is not None:
             data["verification"] = self.verification.to_json()
@@ -124,4 +128,5 @@ class Diagnostic:
             related=[Related.from_json(r) for r in data["related"]],
             fix=Fix.from_json(data["fix"]) if data["fix"] is not None else None,
             cell=data.get("cell"),
+            confidence=Confidence(data["confidence"]),
         )

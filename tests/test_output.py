@@ -14,6 +14,8 @@ from nanlint.diagnostics import DOCS_URL, Diagnostic, Related
 from nanlint.fix.model import Location
 from nanlint.fix.model import Applicability, Edit, Fix
 from nanlint.report import FORMATS, is_fixable, render, render_statistics
+from tests.cli_run import assert_one_line_errors
+from tests.cli_run import nanlint as run_nanlint
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 ANY_ESCAPE = "\x1b"
@@ -53,6 +55,7 @@ JSON_FIELDS = [
     "op",
     "branch",
     "related",
+    "confidence",
 ]
 
 
@@ -422,7 +425,7 @@ def test_sarif_related_locations_and_properties(rules):
             "message": {"text": "`y` is defined here"},
         }
     ]
-    assert result["properties"] == {"framework": "jax", "op": "log", "branch": "true"}
+    assert result["properties"] == {"framework": "jax", "op": "log", "branch": "true", "confidence": "high"}
     assert "fixes" not in result
 
 
@@ -502,3 +505,39 @@ def test_statistics_json():
 def test_statistics_of_nothing():
     assert render_statistics([], "text") == ""
     assert json.loads(render_statistics([], "json")) == []
+
+
+# --- confidence -----------------------------------------------------------------------------------
+CONFIDENCE_SOURCE = """\
+import jax.numpy as jnp
+def f(x):
+    return jnp.where(x > 0, jnp.sqrt(x), 0.0)
+def g(x):
+    return jnp.where(x > 0, jnp.log(jnp.sum(x)), 0.0)
+"""
+
+
+def test_each_json_finding_says_how_sure_it_is(tmp_path):
+    # high: `x > 0` leaves x = 0, sqrt's pole, unselected; medium: the condition is about x, the
+    # argument is a sum of it, so only the data they share relates them.
+    (tmp_path / "m.py").write_text(CONFIDENCE_SOURCE)
+    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
+    assert [(d["location"]["row"], d["confidence"]) for d in json.loads(run.out)] == [(3, "high"), (5, "medium")]
+
+
+@pytest.mark.parametrize("how", [("--min-confidence", "high"), ("--config", 'min-confidence = "high"')])
+def test_min_confidence_keeps_the_surer_findings(tmp_path, how):
+    (tmp_path / "m.py").write_text(CONFIDENCE_SOURCE)
+    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", *how, "m.py", cwd=tmp_path)
+    assert [d["location"]["row"] for d in json.loads(run.out)] == [3]
+    shown = run_nanlint("check", "--isolated", *how, "--show-settings", "m.py", cwd=tmp_path)
+    assert "min-confidence = 'high'" in shown.out
+
+
+def test_a_bad_min_confidence_is_one_line(tmp_path):
+    (tmp_path / "m.py").write_text(CONFIDENCE_SOURCE)
+    (tmp_path / "pyproject.toml").write_text('[tool.nanlint]\nmin-confidence = "certain"\n')
+    run = run_nanlint("check", "m.py", cwd=tmp_path)
+    assert run.returncode == 2 and "min-confidence" in run.err
+    assert_one_line_errors(run)
+    assert run_nanlint("check", "--min-confidence", "low", "m.py", cwd=tmp_path).returncode == 2

@@ -25,6 +25,7 @@ from nanlint.analysis.names import (
     qualified_name,
 )
 from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, SiteKind
+from nanlint.confidence import Confidence
 from nanlint.analysis.syntax import (
     arguments,
     is_string,
@@ -254,6 +255,7 @@ class Detector:
                     display = self._display(inner, method_form)
                     site = LeakSite(SiteKind.CLAMP_AT_POLE, inner, sel, display, use.framework or framework, method_form, operand, use)
                     site.admitted, site.guard_var, site.scope = IntervalSet.point(bound), "the bound", scope
+                    site.confidence = Confidence.HIGH  # wherever the clamp binds, the op sits on its pole
                     found.append(site)
                     break
         return found
@@ -484,10 +486,11 @@ class Detector:
 
     # --- classification --------------------------------------------------------------------------
     def _classify(self, call, sel, framework, method_form, branch: Branch, use: OpUse, env: _Env) -> Optional[LeakSite]:
-        def site(kind: SiteKind, admitted: Optional[tuple[IntervalSet, str]] = None) -> LeakSite:
+        def site(kind: SiteKind, admitted: Optional[tuple[IntervalSet, str]] = None, confidence: Confidence = Confidence.MEDIUM) -> LeakSite:
             found = LeakSite(kind, call, sel, self._display(call, method_form), use.framework or framework, method_form, branch, use)
             if admitted is not None:
                 found.admitted, found.guard_var = admitted
+            found.confidence = confidence
             return found
 
         if sel.kind == "clamp":
@@ -505,13 +508,15 @@ class Detector:
         if verdict is GuardVerdict.NO_LEAK:
             return None
         if verdict is GuardVerdict.ADMITS and use.op.kind == "pole":
-            return site(SiteKind.POLE_ADMITTED, admitted)
+            return site(SiteKind.POLE_ADMITTED, admitted, Confidence.HIGH)
         if verdict is GuardVerdict.UNKNOWN and not self._condition_guards(branch, use, env):
             # The condition is about something else: a leak only if the argument can reach the pole there.
             return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None
+        # Compared as values, the condition leaves the pole unselected: provably reachable there.
+        confidence = Confidence.HIGH if verdict is not GuardVerdict.UNKNOWN else Confidence.MEDIUM
         if use.via is not None:
-            return site(SiteKind.SINGULAR_LOCAL)
-        return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP)
+            return site(SiteKind.SINGULAR_LOCAL, confidence=confidence)
+        return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP, confidence=confidence)
 
     def _masked_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The masks' own values put the op at its pole where the select does not take the branch

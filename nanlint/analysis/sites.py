@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Union
 
 from nanlint.catalog.intervals import IntervalSet
+from nanlint.confidence import Confidence
 from nanlint.catalog.tables import SelectFunction, SingularOp
 
 if TYPE_CHECKING:  # no parser at start-up: the rules name these kinds
@@ -73,6 +74,7 @@ class LeakSite:
     # The op that computes the masked local, singular at the same points (`g = norm(u)` masked in
     # `u / g` under `g < c`): a double where on this select leaves that op's derivative NaN.
     upstream: Optional[OpUse] = None
+    confidence: Confidence = Confidence.MEDIUM
     scope: Optional["Scope"] = field(default=None, repr=False)
 
 
@@ -98,6 +100,11 @@ class MaskSite:
     removed_test: Optional[str] = None  # the test's TensorFlow 1 spelling, which TensorFlow 2 lacks
     linked: Optional[LeakSite] = None  # another rule's finding on the same singular op
     scope: Optional["Scope"] = field(default=None, repr=False)
+
+    @property
+    def confidence(self) -> Confidence:
+        # A singular op in sight, whose non-finite values the author masks: they happen.
+        return Confidence.HIGH if self.use is not None else Confidence.MEDIUM
 
 
 Site = Union[LeakSite, MaskSite]

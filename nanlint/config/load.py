@@ -17,6 +17,7 @@ else:  # pragma: no cover - Python 3.10
 
 from nanlint.catalog.tables import FRAMEWORK_OF_MODULE, OP_KEYS, framework_of
 from nanlint.rules import UnknownSelector, expand_selector
+from nanlint.confidence import Confidence
 from nanlint.config.settings import KNOWN_FRAMEWORKS, Settings
 
 # Searched in this order within one directory: as ruff does, a dedicated file beats pyproject.toml.
@@ -212,6 +213,13 @@ def _check_op_key(name: str, op_key: str) -> None:
         raise _BadValue(f"`{name}`: unknown op key `{op_key}` (known: {', '.join(sorted(OP_KEYS))})")
 
 
+def _confidence(value: Any) -> Confidence:
+    known = [c.value for c in Confidence]
+    if value not in known:
+        raise _BadValue(f"expected one of {', '.join(known)}")
+    return Confidence(value)
+
+
 def _array_modules(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         raise _BadValue('expected a table of "mylib.module" = "array module"')
@@ -238,6 +246,7 @@ _KEYS: dict[str, Callable[[Any], Any]] = {
     "respect-gitignore": _bool,
     "frameworks": _frameworks,
     "blanket-noqa": _bool,
+    "min-confidence": _confidence,
     "extend-select-functions": _dotted_names,
     "extend-singular-ops": _singular_ops,
     "extend-safe-functions": _dotted_names,

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from nanlint.confidence import Confidence
+
 # ruff's default include, less its pyproject.toml: the files found when walking a directory.
 DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.pyi", "*.ipynb")
 
@@ -65,6 +67,8 @@ class Settings:
     # Give the detector every file whole instead of the slice that can hold findings: the reference
     # the fast path is tested against (`--no-slicing`), never needed for correct results.
     parse_whole_files: bool = False
+    # Findings less sure than this are not reported (`--min-confidence`).
+    min_confidence: Confidence = Confidence.MEDIUM
     # A bare noqa comment (no codes) silences nanlint only when this is on.
     blanket_noqa: bool = False
     # User additions to the catalog.

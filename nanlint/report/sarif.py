@@ -82,7 +82,7 @@ def _result(d: Diagnostic, rule_index: dict[str, int], sources: dict) -> dict[st
         ]
     if is_fixable(d) and d.cell is None:
         result["fixes"] = [_fix(d, uri)]
-    facts = (("framework", d.framework), ("op", d.op), ("branch", d.branch), ("cell", d.cell))
+    facts = (("framework", d.framework), ("op", d.op), ("branch", d.branch), ("cell", d.cell), ("confidence", d.confidence.value))
     properties = {key: value for key, value in facts if value is not None}
     if d.verification is not None:
         properties["verification"] = d.verification.to_json()

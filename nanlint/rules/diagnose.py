@@ -62,6 +62,7 @@ def _diagnostic(site: Site, facts: dict[str, str], filename: str, place, related
         branch=branch,
         related=related,
         site=site,
+        confidence=site.confidence,
     )
 
 
