@@ -71,7 +71,9 @@ class Checker:
 
     def check_source(self, source: str, filename: str, path: Optional[Path] = None) -> FileResult:
         result = FileResult(filename, source)
-        kinds = self.kinds - kinds_of(self._ignored_for(path or Path(filename)))
+        where = path or Path(filename)
+        # Code that is never differentiated cannot leak a gradient: only the file's own problems (NAN900) count.
+        kinds = frozenset() if self._never_differentiated(where) else self.kinds - kinds_of(self._ignored_for(where))
         resolve = self.array_modules.resolver(path)
         found = prefilter(source, self.catalog, self.reported, whole=self.settings.parse_whole_files, resolve=resolve)
         # Findings that depend on what another file re-exports are not cached under this file's content.
@@ -134,14 +136,26 @@ class Checker:
     def _ignored_for(self, path: Path) -> frozenset[str]:
         if not self._per_file:
             return frozenset()
+        names = self._names(path)
+        return frozenset(c for pattern, codes in self._per_file if _matches(names, pattern) for c in codes)
+
+    def _never_differentiated(self, path: Path) -> bool:
+        if not self.settings.not_differentiated:
+            return False
+        names = self._names(path)
+        return any(_matches(names, pattern) for pattern in self.settings.not_differentiated)
+
+    def _names(self, path: Path) -> tuple[str, str]:
+        """What a glob is matched against, as in ruff's per-file-ignores: the path relative to the
+        project root, and the file's name."""
         try:
             relative = path.resolve().relative_to(self.settings.project_root.resolve()).as_posix()
         except ValueError:
             relative = path.as_posix()
-        out: set[str] = set()
-        for pattern, codes in self._per_file:
-            if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(path.name, pattern):
-                out |= codes
-        return frozenset(out)
+        return relative, path.name
+
+
+def _matches(names: tuple[str, str], pattern: str) -> bool:
+    return any(fnmatch.fnmatch(name, pattern) for name in names)
 
 

@@ -178,6 +178,20 @@ def test_per_file_ignores(project: Path) -> None:
     assert run("check", "src", cwd=project).returncode == 0
 
 
+def test_not_differentiated_files_report_no_leak_but_still_their_syntax_errors(project: Path) -> None:
+    (project / "src" / "metrics").mkdir()
+    (project / "src" / "metrics" / "score.py").write_text(LEAK)
+    (project / "src" / "metrics" / "broken.py").write_text("import jax.numpy as jnp\ny = jnp.where(x > 0, jnp.sqrt(x), 0.0\n")
+    (project / "pyproject.toml").write_text('[tool.nanlint]\nnot-differentiated = ["src/metrics/**", "leak.py"]\n')
+    proc = run("check", "--output-format", "concise", "src", cwd=project)
+    # Neither the glob's files nor the one named by its file name report a leak; NAN900 still counts.
+    assert [line.split(":")[0] for line in proc.stdout.splitlines() if "NAN" in line] == ["src/metrics/broken.py"]
+    assert "NAN900" in proc.stdout
+    shown = run("check", "--show-settings", "src", cwd=project).stdout
+    assert "not-differentiated = ['src/metrics/**', 'leak.py']" in shown
+    assert run("check", "--isolated", "src/metrics/score.py", cwd=project).returncode == 1
+
+
 def test_excludes_and_show_files(project: Path) -> None:
     (project / ".venv").mkdir()
     (project / ".venv" / "dep.py").write_text(LEAK)

@@ -238,6 +238,7 @@ _KEYS: dict[str, Callable[[Any], Any]] = {
     "ignore": _selectors,
     "extend-select": _selectors,
     "per-file-ignores": _per_file_ignores,
+    "not-differentiated": _strings,
     "include": _strings,  # the file names to check when walking directories, replacing the defaults
     "extend-include": _strings,  # adds to them
     "exclude": _strings,  # replaces the defaults, as in ruff

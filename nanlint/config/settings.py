@@ -55,6 +55,8 @@ class Settings:
     extend_select: list[str] = field(default_factory=list)
     # glob -> selectors, as ruff's per-file-ignores.
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    # Globs of files whose code is never differentiated (metrics, samplers): no gradient rule runs there.
+    not_differentiated: list[str] = field(default_factory=list)
     # File discovery: the file names walked directories yield (ruff's `include`), minus the excludes.
     include: list[str] = field(default_factory=lambda: list(DEFAULT_INCLUDE))
     extend_include: list[str] = field(default_factory=list)
