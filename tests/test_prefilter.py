@@ -278,6 +278,29 @@ def test_a_helper_called_only_by_an_autograd_forward_is_skipped_as_in_the_whole_
     assert [f[0] for f in assert_same(used_elsewhere)] == ["NAN001"]
 
 
+def test_a_helper_used_only_under_no_grad_is_skipped_as_in_the_whole_file() -> None:
+    # No gradient is recorded under no_grad: a private helper used only there is never differentiated
+    # (issue #12, class 6: "a function whose every caller in the file runs it under no_grad").
+    source = src("""
+        import torch
+
+        def _ratio(u, n):
+            return torch.where(n > 0, u / n, 0.0)
+
+        def evaluate(u, n):
+            with torch.no_grad():
+                return _ratio(u, n)
+
+        @torch.no_grad()
+        def report(u, n):
+            return _ratio(u, n).sum()
+    """)
+    assert assert_same(source) == []
+    # One use outside no_grad, or in a function merely defined under it, and it is checked.
+    for extra in ("\ndef loss(u, n):\n    return _ratio(u, n).sum()\n", "\nwith torch.no_grad():\n    def later(u, n):\n        return _ratio(u, n)\n"):
+        assert [f[0] for f in assert_same(source + extra)] == ["NAN001"]
+
+
 def test_only_the_class_members_that_call_a_select_are_parsed_and_kept() -> None:
     source = src('''
         import jax.numpy as jnp

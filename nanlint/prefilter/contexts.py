@@ -11,7 +11,7 @@ cannot hold a finding. The answer is a list of spans; the detector drops a site 
   `torch.autograd.Function`;
 - the `fwd` and `bwd` of `f.defvjp(fwd, bwd)` and a `torch.autograd.Function`'s `backward`: they
   compute a derivative, and are not differentiated themselves;
-- private helpers (`_name`) that only such functions call;
+- private helpers (`_name`) that only such functions call, or that are used only under `no_grad`;
 - `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them;
 - the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode.
 """
@@ -31,6 +31,8 @@ _REGISTRATIONS = frozenset({"defjvp", "defvjp", "defjvps"})
 # A torch.autograd.Function's forward runs under no_grad, and its backward is not differentiated
 # (unless a double backward is asked for).
 _AUTOGRAD_METHODS = frozenset({"forward", "backward"})
+# Who uses a name that is read under no_grad: no gradient is recorded there.
+_NO_GRAD_USER = "<no_grad>"
 _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun"})
 # lax.while_loop(cond_fun, body_fun, init): JAX cannot differentiate a while loop in reverse mode.
 _LOOP_BODIES = {"while_loop": 1}
@@ -64,6 +66,7 @@ class Contexts:
         self.code_for = code_for
         self._functions: list[str] = []  # enclosing function names, innermost last
         self._classes: list[bool] = []  # enclosing classes: is it a torch.autograd.Function?
+        self._under_no_grad: list[bool] = []  # per enclosing function or `with`: does its code run under no_grad?
         # Each function as (its name and those of the functions around it, start, end); no_grad regions.
         self._function_spans: list[tuple[tuple[str, ...], Position, Position]] = []
         self._no_grad_spans: list[tuple[Position, Position]] = []
@@ -94,6 +97,8 @@ class Contexts:
             elif kind is ast.With or kind is ast.AsyncWith:
                 if any(word in self.code_for(item.context_expr) for item in node.items for word in _NO_GRAD):
                     self._no_grad_spans.append(self._span((node.lineno, node.col_offset), node))
+                    self._under_no_grad.append(True)
+                    stack.append(_Leave(self._under_no_grad.pop))
             elif kind is ast.Call:
                 self._visit_call(node)
             else:
@@ -115,11 +120,18 @@ class Contexts:
         if not self._functions:
             self._defined.add(name)
         span = self._span(start_position(node), node)
-        if any(word in text for text in decorators for word in _NO_GRAD):
+        no_grad = any(word in text for text in decorators for word in _NO_GRAD)
+        if no_grad:
             self._no_grad_spans.append(span)
+        # A body runs when the function is called, not where it is defined: only its decorator counts.
+        self._under_no_grad.append(no_grad)
         self._functions.append(self._qualify(name) if self._classes and self._classes[-1] else name)
         self._function_spans.append((tuple(self._functions), *span))
-        return _Leave(self._functions.pop)
+        return _Leave(self._leave_function)
+
+    def _leave_function(self) -> None:
+        self._functions.pop()
+        self._under_no_grad.pop()
 
     def _span(self, start: Position, node: ast.AST) -> tuple[Position, Position]:
         """A place in the tree, with its lines counted in the file."""
@@ -169,7 +181,10 @@ class Contexts:
 
     def _note_use(self, name: str) -> None:
         if name.startswith("_"):  # only private helpers are ever read as part of a primal
-            self._uses[name].add(self._functions[-1] if self._functions else None)
+            if self._under_no_grad and self._under_no_grad[-1]:
+                self._uses[name].add(_NO_GRAD_USER)
+            else:
+                self._uses[name].add(self._functions[-1] if self._functions else None)
 
     # --- queries ---------------------------------------------------------------------------------
     def never_differentiated(self) -> list[tuple[Position, Position]]:
@@ -180,9 +195,9 @@ class Contexts:
         return spans + self._no_grad_spans
 
     def _custom_closure(self) -> set[str]:
-        """Custom-derivative functions, and the private helpers used only inside them."""
+        """Custom-derivative functions, and the private helpers used only inside them or under no_grad."""
         if self._resolved is None:
-            custom = set(self._custom)
+            custom = set(self._custom) | {_NO_GRAD_USER}
             changed = True
             while changed:
                 changed = False
