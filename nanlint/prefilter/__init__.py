@@ -90,13 +90,14 @@ def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = F
         if not any(name in source for name in names):
             return Prefiltered(Verdict.NOTHING)
         text = source.replace("\r", "\n")
-        return whole_file(source, _imports(text, spelled_calls(text, names), resolve, names))
+        return whole_file(source, _imports(text, spelled_calls(text, names), resolve, names, {}))
     calls = spelled_calls(source, names)
     if not calls and not imports_under_another_name(source, names):
         return Prefiltered(Verdict.NOTHING)  # cheap text tests first: no select is called here, by any name
-    imports = _imports(source, calls, resolve, names)
+    chains: dict[int, Optional[list[str]]] = {}  # each call's dotted name, read once
+    imports = _imports(source, calls, resolve, names, chains)
     screen = Screen(catalog, imports, reported)
-    offsets = _select_calls(source, catalog, imports, calls, screen)
+    offsets = _select_calls(source, catalog, imports, calls, screen, chains)
     if not offsets:
         return Prefiltered(Verdict.NOTHING, imports)
     strings = triple_quoted_spans(source)
@@ -142,18 +143,18 @@ def _lone_carriage_returns(source: str) -> bool:
     return "\r" in source and source.count("\r") != source.count("\r\n")
 
 
-def _imports(source: str, calls: list[Call], resolve: Optional[Resolver], names: frozenset[str]) -> Imports:
+def _imports(source: str, calls: list[Call], resolve: Optional[Resolver], names: frozenset[str], chains: dict) -> Imports:
     """The file's imports; those that selects are called through resolved when they name a project's
     module that stands for an array module."""
     imports = scan_imports(source)
     if resolve is None or not imports.targets:
         return imports
-    wanted = {chain[0] for call in calls if (chain := _dotted_name(source, call)) is not None}
+    wanted = {chain[0] for call in calls if (chain := _dotted_name(source, call, chains)) is not None}
     wanted |= {alias for alias, name in imports.renamed.items() if name in names}  # `where as w`
     return resolve_imports(imports, wanted, resolve)
 
 
-def _select_calls(source: str, catalog: Catalog, imports: Imports, calls: list[Call], screen: Screen) -> list[int]:
+def _select_calls(source: str, catalog: Catalog, imports: Imports, calls: list[Call], screen: Screen, chains: dict) -> list[int]:
     """Where a select can be called, resolved from the text as the screen resolves the tree: a
     tensor method (`x.where(`), or a name that an import binds to a select (`jnp.where(`,
     `from jax.numpy import where`), also under another name (`where as w`)."""
@@ -161,12 +162,18 @@ def _select_calls(source: str, catalog: Catalog, imports: Imports, calls: list[C
     aliases = frozenset(alias for alias, name in imports.renamed.items() if name in names and alias not in names)
     if aliases:
         calls = calls + spelled_calls(source, aliases)
-    return sorted(c.offset for c in calls if screen.may_call_a_select(_dotted_name(source, c), c.name))
+    return sorted(c.offset for c in calls if screen.may_call_a_select(_dotted_name(source, c, chains), c.name))
 
 
-def _dotted_name(source: str, call: Call) -> Optional[list[str]]:
+def _dotted_name(source: str, call: Call, chains: dict) -> Optional[list[str]]:
     """`["jnp", "where"]` for `jnp.where(`; None when the text before the name does not show the
-    whole of what is called (`f(x).where(`, a name split over lines)."""
+    whole of what is called (`f(x).where(`, a name split over lines). Remembered in `chains`."""
+    if call.offset not in chains:
+        chains[call.offset] = _read_dotted_name(source, call)
+    return chains[call.offset]
+
+
+def _read_dotted_name(source: str, call: Call) -> Optional[list[str]]:
     if not call.dotted:
         return [call.name]
     line_start = source.rfind("\n", 0, call.offset) + 1

@@ -10,6 +10,7 @@ are looked up, so a file that calls `jnp.where` through `jax.numpy` itself costs
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from pathlib import Path
 from typing import Callable, Optional
@@ -39,16 +40,24 @@ class ArrayModules:
     def __init__(self, configured: dict[str, str]) -> None:
         # Longest first: `a.b` is matched before `a`.
         self.configured = sorted(configured.items(), key=lambda item: -len(item[0]))
-        self._exports: dict[Path, _Exports] = {}
-        self._exists: dict[Path, bool] = {}
+        self._exports: dict[str, _Exports] = {}
+        self._resolved: dict[tuple[str, str], Optional[tuple[str, bool]]] = {}
+        self._roots: dict[tuple[str, str], Optional[str]] = {}
+        self._exists: dict[str, bool] = {}
 
     def resolver(self, importer: Optional[Path]) -> Optional[Resolver]:
         if not self.configured and importer is None:
             return None
-        start = importer.resolve().parent if importer is not None else None
-        return lambda dotted: self.resolve(dotted, start)
+        start: list[Optional[str]] = []  # the importer's directory, found on the first question only
 
-    def resolve(self, dotted: str, start: Optional[Path], hops: int = 0) -> Optional[tuple[str, bool]]:
+        def resolve(dotted: str) -> Optional[tuple[str, bool]]:
+            if not start:
+                start.append(os.path.dirname(os.path.abspath(importer)) if importer is not None else None)
+            return self.resolve(dotted, start[0])
+
+        return resolve
+
+    def resolve(self, dotted: str, start: Optional[str], hops: int = 0) -> Optional[tuple[str, bool]]:
         if framework_of(dotted) is not None:
             return None
         for alias, target in self.configured:
@@ -56,49 +65,74 @@ class ArrayModules:
                 return target + dotted[len(alias) :], False
         if start is None or hops >= MAX_HOPS:
             return None
+        root = self._root(start, dotted.partition(".")[0])
+        if root is None:
+            return None
+        key = (dotted, root)
+        if key not in self._resolved:
+            self._resolved[key] = self._through_tree(dotted, root, hops)
+        return self._resolved[key]
+
+    def _through_tree(self, dotted: str, root: str, hops: int) -> Optional[tuple[str, bool]]:
+        """Through the deepest module of the tree that `dotted` names: what it re-exports under the rest
+        of the name, or what its star imports do."""
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
-            found = self._module_file(start, parts[:cut])
+            found = self._module_file(root, parts[:cut])
             if found is None:
                 continue
             exports, rest = self._exports_of(found), parts[cut:]
             if rest and rest[0] in exports.names:
                 candidates = [".".join([exports.names[rest[0]], *rest[1:]])]
-            else:  # a star import, or `from mylib.backend import numpy` bound by the package itself
+            else:  # a star import (`numpy.py`: `from jax.numpy import *`)
                 candidates = [".".join([star, *rest]) for star in exports.stars]
             for target in candidates:
                 if framework_of(target) is not None:
                     return target, True
-                deeper = self.resolve(target, found.parent, hops + 1)
+                deeper = self.resolve(target, os.path.dirname(found), hops + 1)
                 if deeper is not None:
                     return deeper[0], True
+            if rest or exports.stars:
+                return None  # the module decides what its names are
         return None
 
-    def _module_file(self, start: Path, parts: list[str]) -> Optional[Path]:
-        """The file of module `parts` in the package tree above `start`, as Python would find it from a
-        script there: `a/b/c.py` or `a/b/c/__init__.py` under `start` or one of its parents."""
-        for root in [start, *start.parents][:MAX_ANCESTORS]:
-            base = root.joinpath(*parts)
-            for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
-                if self._is_file(candidate):
-                    return candidate
+    def _root(self, start: str, head: str) -> Optional[str]:
+        """The directory above `start` (or `start` itself) that holds the package or module `head`, as
+        Python would find it from a script there."""
+        key = (start, head)
+        if key not in self._roots:
+            found = None
+            directory = start
+            for _ in range(MAX_ANCESTORS):
+                if os.path.isdir(os.path.join(directory, head)) or os.path.isfile(os.path.join(directory, head + ".py")):
+                    found = directory
+                    break
+                parent = os.path.dirname(directory)
+                if parent == directory:
+                    break
+                directory = parent
+            self._roots[key] = found
+        return self._roots[key]
+
+    def _module_file(self, root: str, parts: list[str]) -> Optional[str]:
+        base = os.path.join(root, *parts)
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if candidate not in self._exists:
+                self._exists[candidate] = os.path.isfile(candidate)
+            if self._exists[candidate]:
+                return candidate
         return None
 
-    def _is_file(self, path: Path) -> bool:
-        if path not in self._exists:
-            self._exists[path] = path.is_file()
-        return self._exists[path]
-
-    def _exports_of(self, path: Path) -> _Exports:
+    def _exports_of(self, path: str) -> _Exports:
         if path not in self._exports:
             self._exports[path] = _read_exports(path)
         return self._exports[path]
 
 
-def _read_exports(path: Path) -> _Exports:
-    """What a module binds to an array module at its top level, read from its text."""
+def _read_exports(path: str) -> _Exports:
+    """What a module binds at its top level (imports, `name = module.attr`, star imports), from its text."""
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             text = handle.read(MAX_MODULE_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return _Exports((), {})
