@@ -166,6 +166,15 @@ def _methods(**frameworks: str) -> dict[str, tuple[str, ...]]:
 _AT_ZERO = IntervalSet.point(0.0)
 _NONPOSITIVE = IntervalSet.below(0.0, closed=True)
 _ABS_GE_ONE = IntervalSet.of(Interval(-INF, -1.0, False, True), Interval(1.0, INF, True, False))
+# arcsin and arccos share their pole, domain and probes; only their derivatives' signs differ.
+_INVERSE_SINE_OR_COSINE = dict(
+    kind="pole",
+    leak_domain=_ABS_GE_ONE,
+    domain_text="|x| >= 1",
+    safe_value=0.0,
+    probes=(1.0, -1.0, 2.0, 0.5),
+    domain=IntervalSet.of(Interval(-1.0, 1.0)),
+)
 _ZERO_ONE = IntervalSet.points(0.0, 1.0)
 # Domains where an op's value is finite (SingularOp.domain).
 _EVERYWHERE = IntervalSet.everything()
@@ -387,11 +396,7 @@ OPS: tuple[SingularOp, ...] = (
         key="arcsin",
         title="arcsin",
         why="d/dx arcsin(x) = 1/sqrt(1 - x**2) is infinite at |x| = 1 and NaN beyond",
-        kind="pole",
-        leak_domain=_ABS_GE_ONE,
-        domain_text="|x| >= 1",
-        safe_value=0.0,
-        probes=(1.0, -1.0, 2.0, 0.5),
+        **_INVERSE_SINE_OR_COSINE,
         names=_names(
             jax="jnp.arcsin jnp.asin lax.asin",
             tensorflow="tf.math.asin tf.asin tnp.arcsin",
@@ -401,17 +406,12 @@ OPS: tuple[SingularOp, ...] = (
             numpy="np.arcsin",
         ),
         methods=_methods(torch="asin arcsin asin_"),
-        domain=IntervalSet.of(Interval(-1.0, 1.0)),
     ),
     SingularOp(
         key="arccos",
         title="arccos",
         why="d/dx arccos(x) = -1/sqrt(1 - x**2) is infinite at |x| = 1 and NaN beyond",
-        kind="pole",
-        leak_domain=_ABS_GE_ONE,
-        domain_text="|x| >= 1",
-        safe_value=0.0,
-        probes=(1.0, -1.0, 2.0, 0.5),
+        **_INVERSE_SINE_OR_COSINE,
         names=_names(
             jax="jnp.arccos jnp.acos lax.acos",
             tensorflow="tf.math.acos tf.acos tnp.arccos",
@@ -421,7 +421,6 @@ OPS: tuple[SingularOp, ...] = (
             numpy="np.arccos",
         ),
         methods=_methods(torch="acos arccos acos_"),
-        domain=IntervalSet.of(Interval(-1.0, 1.0)),
     ),
     SingularOp(
         key="arctanh",
