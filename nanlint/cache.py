@@ -24,7 +24,7 @@ from nanlint.config.settings import Settings
 
 CACHE_DIR_NAME = ".nanlint_cache"
 ENV_CACHE_DIR = "NANLINT_CACHE_DIR"
-_FORMAT = 2  # bump when what an entry holds changes
+_FORMAT = 3  # bump when what an entry holds changes
 _GITIGNORE = "# Created by nanlint: the cache is local to this machine.\n*\n"
 _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# nanlint's cache; see https://bford.info/cachedir/\n"
 
@@ -45,6 +45,7 @@ class ResultCache:
         self.file = directory / f"{hashlib.blake2b(fingerprint.encode(), digest_size=8).hexdigest()}.json"
         self._entries: dict[str, list[Any]] = self._load()
         self._changed = False
+        self._digests: dict[str, Optional[str]] = {}  # of the files entries depend on, read once a run
 
     def _load(self) -> dict[str, list[Any]]:
         try:
@@ -56,8 +57,10 @@ class ResultCache:
     def lookup(self, path: Path, digest: str) -> Optional[list[Diagnostic]]:
         """The diagnostics stored for `path` with this content, or None when there are none to trust."""
         entry = self._entries.get(_key(path))
-        if not entry or entry[0] != digest:
+        if not isinstance(entry, list) or len(entry) != 3 or entry[0] != digest or not isinstance(entry[2], dict):
             return None
+        if not all(self._digest_of(other) == known for other, known in entry[2].items()):
+            return None  # a module it re-exports through changed
         try:
             diagnostics = [Diagnostic.from_json(d) for d in entry[1]]
         except (KeyError, TypeError, ValueError):
@@ -66,9 +69,23 @@ class ResultCache:
             diagnostic.filename = str(path)  # as this run names the file
         return diagnostics
 
-    def store(self, path: Path, digest: str, diagnostics: list[Diagnostic]) -> None:
-        self._entries[_key(path)] = [digest, [dict(d.to_json(), fix_title=d.fix_title) for d in diagnostics]]
+    def store(self, path: Path, digest: str, diagnostics: list[Diagnostic], depends_on: tuple[str, ...] = ()) -> None:
+        """`depends_on`: other files the diagnostics follow from; the entry holds only while each has the
+        content it has now."""
+        others = {other: self._digest_of(other) for other in depends_on}
+        if None in others.values():
+            return  # one of them cannot be read now: nothing to trust later
+        self._entries[_key(path)] = [digest, [dict(d.to_json(), fix_title=d.fix_title) for d in diagnostics], others]
         self._changed = True
+
+    def _digest_of(self, path: str) -> Optional[str]:
+        if path not in self._digests:
+            try:
+                with open(path, "rb") as handle:
+                    self._digests[path] = content_hash(handle.read())
+            except OSError:
+                self._digests[path] = None
+        return self._digests[path]
 
     def save(self) -> Optional[str]:
         """Write the cache; a failure is reported (one line) and never fails the check."""

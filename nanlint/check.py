@@ -76,8 +76,8 @@ class Checker:
         kinds = frozenset() if self._never_differentiated(where) else self.kinds - kinds_of(self._ignored_for(where))
         resolve = self.array_modules.resolver(path)
         found = prefilter(source, self.catalog, self.reported, whole=self.settings.parse_whole_files, resolve=resolve)
-        # Findings that depend on what another file re-exports are not cached under this file's content.
-        result.cacheable = not found.imports.through_tree
+        # Findings that depend on what another file re-exports are cached with that file's content too.
+        result.depends_on = found.imports.depends_on
         if found.verdict is Verdict.TOO_DEEP:
             result.error = f"nanlint: {filename}: too deeply nested to analyse"
         elif found.verdict is Verdict.INVALID:

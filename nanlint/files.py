@@ -41,8 +41,8 @@ class FileResult:
     detector: Optional["Detector"] = None
     # The hash of the bytes these results are for: the key the result cache stores them under.
     digest: Optional[str] = None
-    # False when the findings depend on another file (what a project's module re-exports).
-    cacheable: bool = True
+    # Other files the findings depend on (a project's modules read for what they re-export).
+    depends_on: tuple[str, ...] = ()
     # For a notebook: its cells. `source` is then the module they make, which the diagnostics' rows count in.
     notebook: Optional["Notebook"] = None
 

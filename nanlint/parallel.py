@@ -37,9 +37,9 @@ def check_paths(
     checked = _check_all(linter, [paths[i] for i in todo], jobs, digests=cache is not None, while_waiting=while_waiting)
     for index, result in zip(todo, checked):
         results[index] = result
-        if cache is not None and result.digest is not None and result.error is None and result.cacheable:
+        if cache is not None and result.digest is not None and result.error is None:
             # Stored under the hash of the bytes the check read, even if the file changed since the lookup.
-            cache.store(paths[index], result.digest, result.diagnostics)
+            cache.store(paths[index], result.digest, result.diagnostics, result.depends_on)
     return results
 
 

@@ -73,7 +73,7 @@ def test_findings_through_a_wrapper_are_not_cached_under_the_importers_content(t
     user.write_text("from mylib.backend import numpy as jnp\n" + USE.format(w="jnp.where", op="jnp.sqrt"))
     first = nanlint("check", "--isolated", "--output-format", "concise", ".", cwd=tmp_path)
     assert first.returncode == 1
-    # The wrapper stops being one: the unchanged importer is checked again, not read from the cache.
+    # The wrapper stops being one: the cache entry of the unchanged importer no longer holds.
     (tmp_path / "mylib" / "backend" / "numpy.py").write_text("def where(c, a, b):\n    return a\ndef sqrt(x):\n    return x\n")
     second = nanlint("check", "--isolated", "--output-format", "concise", ".", cwd=tmp_path)
     assert second.returncode == 0, second.out
@@ -98,3 +98,15 @@ def test_a_bad_array_modules_value_is_one_line(tmp_path, value):
     assert run.returncode == 2
     assert_one_line_errors(run)
     assert "array-modules" in run.err
+
+
+def test_a_wrapper_that_starts_re_exporting_is_seen_by_the_cached_importer(tmp_path):
+    # The other way round: the importer's clean result was cached while the wrapper was no wrapper.
+    _tree(tmp_path, {"numpy.py": "def where(c, a, b):\n    return a\ndef sqrt(x):\n    return x\n"})
+    (tmp_path / "mylib" / "models" / "m.py").write_text("from mylib.backend import numpy as jnp\n" + USE.format(w="jnp.where", op="jnp.sqrt"))
+    assert nanlint("check", "--isolated", ".", cwd=tmp_path).returncode == 0
+    (tmp_path / "mylib" / "backend" / "numpy.py").write_text("from jax.numpy import *\n")
+    assert nanlint("check", "--isolated", ".", cwd=tmp_path).returncode == 1
+    # Nothing changed since: the cache answers, with the same finding.
+    again = nanlint("check", "--isolated", "--output-format", "concise", ".", cwd=tmp_path)
+    assert again.returncode == 1 and "m.py:3:" in again.out

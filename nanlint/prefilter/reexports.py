@@ -18,8 +18,11 @@ from typing import Callable, Optional
 from nanlint.catalog.tables import framework_of
 from nanlint.prefilter.textscan import Imports, scan_imports
 
-# A dotted name -> the array-module name it stands for, and whether a module of the tree said so.
-Resolver = Callable[[str], Optional[tuple[str, bool]]]
+# A dotted name -> the array-module name it stands for (None: nothing known), and the module files of
+# the tree that were read to tell.
+Answer = tuple[Optional[str], frozenset[str]]
+Resolver = Callable[[str], Answer]
+_NOTHING: Answer = (None, frozenset())
 
 _STAR = re.compile(r"^from[ \t]+([\w.]+)[ \t]+import[ \t]+\*", re.M)
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*(?:\.\w+)+)[ \t]*(?:#[^\n]*)?$", re.M)
@@ -41,7 +44,7 @@ class ArrayModules:
         # Longest first: `a.b` is matched before `a`.
         self.configured = sorted(configured.items(), key=lambda item: -len(item[0]))
         self._exports: dict[str, _Exports] = {}
-        self._resolved: dict[tuple[str, str], Optional[tuple[str, bool]]] = {}
+        self._resolved: dict[tuple[str, str], Answer] = {}
         self._roots: dict[tuple[str, str], Optional[str]] = {}
         self._exists: dict[str, bool] = {}
 
@@ -50,37 +53,39 @@ class ArrayModules:
             return None
         start: list[Optional[str]] = []  # the importer's directory, found on the first question only
 
-        def resolve(dotted: str) -> Optional[tuple[str, bool]]:
+        def resolve(dotted: str) -> Answer:
             if not start:
                 start.append(os.path.dirname(os.path.abspath(importer)) if importer is not None else None)
             return self.resolve(dotted, start[0])
 
         return resolve
 
-    def resolve(self, dotted: str, start: Optional[str], hops: int = 0) -> Optional[tuple[str, bool]]:
+    def resolve(self, dotted: str, start: Optional[str], hops: int = 0) -> Answer:
         if framework_of(dotted) is not None:
-            return None
+            return _NOTHING
         for alias, target in self.configured:
             if dotted == alias or dotted.startswith(alias + "."):
-                return target + dotted[len(alias) :], False
+                return target + dotted[len(alias) :], frozenset()
         if start is None or hops >= MAX_HOPS:
-            return None
+            return _NOTHING
         root = self._root(start, dotted.partition(".")[0])
         if root is None:
-            return None
+            return _NOTHING
         key = (dotted, root)
         if key not in self._resolved:
             self._resolved[key] = self._through_tree(dotted, root, hops)
         return self._resolved[key]
 
-    def _through_tree(self, dotted: str, root: str, hops: int) -> Optional[tuple[str, bool]]:
+    def _through_tree(self, dotted: str, root: str, hops: int) -> Answer:
         """Through the deepest module of the tree that `dotted` names: what it re-exports under the rest
         of the name, or what its star imports do."""
         parts = dotted.split(".")
+        read: set[str] = set()
         for cut in range(len(parts), 0, -1):
             found = self._module_file(root, parts[:cut])
             if found is None:
                 continue
+            read.add(found)
             exports, rest = self._exports_of(found), parts[cut:]
             if rest and rest[0] in exports.names:
                 candidates = [".".join([exports.names[rest[0]], *rest[1:]])]
@@ -88,13 +93,14 @@ class ArrayModules:
                 candidates = [".".join([star, *rest]) for star in exports.stars]
             for target in candidates:
                 if framework_of(target) is not None:
-                    return target, True
-                deeper = self.resolve(target, os.path.dirname(found), hops + 1)
+                    return target, frozenset(read)
+                deeper, files = self.resolve(target, os.path.dirname(found), hops + 1)
+                read |= files
                 if deeper is not None:
-                    return deeper[0], True
+                    return deeper, frozenset(read)
             if rest or exports.stars:
-                return None  # the module decides what its names are
-        return None
+                break  # the module decides what its names are
+        return None, frozenset(read)
 
     def _root(self, start: str, head: str) -> Optional[str]:
         """The directory above `start` (or `start` itself) that holds the package or module `head`, as
@@ -158,26 +164,25 @@ def resolve_imports(imports: Imports, wanted: set[str], resolve: Resolver) -> Im
     other names imported from the same modules (`sqrt` beside `where`), replaced by the array-module
     names they stand for, and their frameworks noted."""
     aliases: dict[str, str] = {}
-    through_tree = False
+    read: set[str] = set()
 
     def resolved(dotted: str) -> str:
-        nonlocal through_tree
         if dotted not in aliases:
-            answer = resolve(dotted)
+            answer, files = resolve(dotted)
+            read.update(files)
             if answer is None:
                 return dotted
-            aliases[dotted], from_tree = answer
-            through_tree = through_tree or from_tree
+            aliases[dotted] = answer
         return aliases[dotted]
 
     targets = dict(imports.targets)
     for name in wanted & targets.keys():
         targets[name] = frozenset(resolved(dotted) for dotted in targets[name])
     if not aliases:
-        return imports
+        return dataclasses.replace(imports, depends_on=tuple(sorted(read))) if read else imports
     modules = tuple({dotted.rpartition(".")[0] + "." for dotted in aliases})
     for name, dotted_names in imports.targets.items():
         if name not in wanted and any(d.startswith(modules) for d in dotted_names):
             targets[name] = frozenset(resolved(d) if d.startswith(modules) else d for d in dotted_names)
     frameworks = imports.frameworks | {framework_of(a) for a in aliases.values()}
-    return dataclasses.replace(imports, frameworks=frameworks, targets=targets, aliases=aliases, through_tree=through_tree)
+    return dataclasses.replace(imports, frameworks=frameworks, targets=targets, aliases=aliases, depends_on=tuple(sorted(read)))

@@ -34,10 +34,10 @@ class Imports:
     # name -> what it is bound to: `jnp` -> {"jax.numpy"}, `where` -> {"jax.numpy.where"}.
     targets: dict[str, frozenset[str]] = field(default_factory=dict)
     # A project's module -> the array module it stands for (`mylib.backend.numpy` -> `jax.numpy`),
-    # for the imports that were resolved (prefilter/reexports.py); `through_tree`: a module of the
-    # tree being checked said so, so this file's findings depend on another file.
+    # for the imports that were resolved (prefilter/reexports.py); `depends_on`: the module files of
+    # the tree that were read to tell, on which this file's findings depend.
     aliases: dict[str, str] = field(default_factory=dict)
-    through_tree: bool = False
+    depends_on: tuple[str, ...] = ()
 
     @property
     def names(self) -> frozenset[str]:
