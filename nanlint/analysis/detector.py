@@ -25,7 +25,6 @@ from nanlint.analysis.names import (
     qualified_name,
 )
 from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, SiteKind
-from nanlint.confidence import Confidence
 from nanlint.analysis.syntax import (
     arguments,
     is_string,
@@ -62,6 +61,7 @@ from nanlint.catalog.tables import (
     is_finite_number,
     power_leak_domain,
 )
+from nanlint.confidence import Confidence
 from nanlint.fix.model import Location
 from nanlint.limits import BINDING_COST, MAX_INDIRECTION
 from nanlint.source_lines import LineIndex

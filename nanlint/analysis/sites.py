@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Union
 
 from nanlint.catalog.intervals import IntervalSet
-from nanlint.confidence import Confidence
 from nanlint.catalog.tables import SelectFunction, SingularOp
+from nanlint.confidence import Confidence
 
 if TYPE_CHECKING:  # no parser at start-up: the rules name these kinds
     import libcst as cst
