@@ -26,13 +26,14 @@ from nanlint.analysis.names import (
 )
 from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, SiteKind
 from nanlint.analysis.syntax import (
+    argument_at,
     arguments,
     is_string,
     keyword_value,
     positional,
     string_value,
 )
-from nanlint.analysis.tree import UnitTree, children, code, visit, walk
+from nanlint.analysis.tree import UnitTree, bare_code, children, code, visit, walk
 from nanlint.analysis.values import (
     can_reach,
     carried_value,
@@ -45,8 +46,9 @@ from nanlint.analysis.values import (
     value_range,
 )
 from nanlint.catalog.intervals import IntervalSet
-from nanlint.catalog.lookup import BARRIER_METHODS, Catalog
+from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import (
+    BARRIER_METHODS,
     GATHERS,
     LOWER_CLAMPS,
     LOWER_KEYWORDS,
@@ -55,7 +57,6 @@ from nanlint.catalog.tables import (
     SHAPE_ARG,
     UPPER_CLAMPS,
     UPPER_KEYWORDS,
-    Arg,
     SelectFunction,
     SingularOp,
     is_finite_number,
@@ -267,15 +268,15 @@ class Detector:
         hit = self.catalog.op(qualified)
         if hit is not None:
             op, framework = hit
-            arg, exponent = _arg(call, op.arg), _arg(call, op.exponent) if op.exponent else None
+            arg, exponent = argument_at(call, op.arg), argument_at(call, op.exponent) if op.exponent else None
         elif (method := self._method(call, qualified, env)) is not None:
             hit = self.catalog.method_op(method, self.imported_frameworks)
             if hit is None:
                 return None
             op, framework = hit
             receiver = call.func.value
-            arg = _arg(call, op.method_arg, receiver)
-            exponent = _arg(call, op.method_exponent, receiver) if op.method_exponent else None
+            arg = argument_at(call, op.method_arg, receiver)
+            exponent = argument_at(call, op.method_exponent, receiver) if op.method_exponent else None
         else:
             return None
         domain = _domain_for(op, exponent, env)
@@ -329,13 +330,13 @@ class Detector:
         specs = sel.method_branches if method_form else sel.branches
         cond_spec = sel.method_cond if method_form else sel.cond
         if sel.kind == "where":
-            cond = _arg(call, cond_spec)
-            true, false = (_arg(call, spec, receiver) for spec in specs)
+            cond = argument_at(call, cond_spec)
+            true, false = (argument_at(call, spec, receiver) for spec in specs)
             if cond is None or true is None or false is None:
                 return []  # where(c) returns indices: not a select
             return [Branch("true", 0, true, True, cond), Branch("false", 1, false, False, cond)]
         if sel.kind == "select_n":
-            which = _arg(call, cond_spec)
+            which = argument_at(call, cond_spec)
             cases = positional(call)[1:]
             if len(cases) < 2 or which is None:
                 return []
@@ -344,7 +345,7 @@ class Detector:
             return [Branch(f"case {i}", i, case, polarities[i], which) for i, case in enumerate(cases)]
         if sel.kind == "select_list":
             return _select_list_branches(call, sel)
-        return [Branch("clamped", 0, expr, None, None) for spec in specs if (expr := _arg(call, spec, receiver)) is not None]
+        return [Branch("clamped", 0, expr, None, None) for spec in specs if (expr := argument_at(call, spec, receiver)) is not None]
 
     def _uses(self, expr: cst.BaseExpression, env: _Env, scope: Scope, seen: Optional[set] = None, depth: int = 0) -> list[OpUse]:
         search = _BranchSearch(self, env, scope, set() if seen is None else seen, depth)
@@ -499,7 +500,7 @@ class Detector:
                 return None  # e.g. minimum(sqrt(x), 10): sqrt is selected near its pole
             return site(SiteKind.CLAMP)
         if branch.cond is not None:
-            arg_env = env.at(use.definition.place) if use.definition is not None else env
+            arg_env = _where_computed(use, env)
             if self._guarded(use.arg, arg_env, 0, computed=True, condition=_condition_keys(branch.cond, env)) and not self._masked_at_pole(
                 branch, use, arg_env
             ):
@@ -534,7 +535,7 @@ class Detector:
         """
         if branch.cond is None:
             return True
-        arg_env = env.at(use.definition.place) if use.definition is not None else env
+        arg_env = _where_computed(use, env)
         cond_vars = self._variables(branch.cond, env, 4)
         arg_vars = self._variables(use.arg, arg_env, 4)
         shared = cond_vars & arg_vars
@@ -576,7 +577,7 @@ class Detector:
         arg, cond = site.use.arg, site.branch.cond
         if not isinstance(arg, cst.Name) or cond is None or arg.value not in {n.value for n in _loads(cond)}:
             return None
-        arg_env = env.at(site.use.definition.place) if site.use.definition is not None else env
+        arg_env = _where_computed(site.use, env)
         binding = arg_env.binding(arg)
         if binding is None or not isinstance(binding.value, cst.Call):
             return None
@@ -642,7 +643,7 @@ class _BranchSearch(cst.CSTVisitor):
             self.uses.append(use)
         # What a call reads: its arguments, and a method's receiver (not a called name: `f(x)` reads
         # `x`); not the argument of `zeros_like(x)`, whose values no gradient reaches.
-        shape = _arg(node, SHAPE_ARG) if detector.catalog.is_shape_only(env.qualified(node.func)) else None
+        shape = argument_at(node, SHAPE_ARG) if detector.catalog.is_shape_only(env.qualified(node.func)) else None
         for arg in node.args:
             if arg.value is not shape:
                 visit(arg.value, self)
@@ -711,6 +712,11 @@ def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:
     return any(admitted.contains(edge) for edge in edges)
 
 
+def _where_computed(use: OpUse, env: "_Env") -> "_Env":
+    """Where the op's argument is read: at the definition of the local it reaches the branch through."""
+    return env.at(use.definition.place) if use.definition is not None else env
+
+
 def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[str]:
     """What a condition selects, as text, up to negation and broadcasting (`bad`, `~bad`,
     `bad[..., None, None]`), and, for a local, as the expression it was assigned (`small` for
@@ -739,8 +745,7 @@ def _strip(node: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
 
 
 def _bare_condition(node: cst.BaseExpression, detector: Detector) -> str:
-    node = _strip(node)[0]
-    return code(node.with_changes(lpar=[], rpar=[])) if getattr(node, "lpar", None) else detector.code(node)
+    return bare_code(_strip(node)[0], detector.code)
 
 
 def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -791,22 +796,9 @@ def _data_names(node: cst.CSTNode) -> list[tuple[cst.Name, Optional[str]]]:
     return names + [(f.value, f"{f.value.value}.{f.attr.value}") for f in fields]
 
 
-def _arg(call: cst.Call, spec: Optional[Arg], receiver: Optional[cst.BaseExpression] = None) -> Optional[cst.BaseExpression]:
-    """The argument at `spec`: by keyword, else by position among the positional arguments."""
-    if spec is None:
-        return None
-    if spec.position == -1:
-        return receiver
-    by_keyword = keyword_value(call, spec.keywords)
-    if by_keyword is not None:
-        return by_keyword
-    values = positional(call)
-    return values[spec.position] if spec.position < len(values) else None
-
-
 def _select_list_branches(call: cst.Call, sel: SelectFunction) -> list[Branch]:
-    conds_node = _arg(call, sel.cond)
-    choices_node = _arg(call, sel.branches[0])
+    conds_node = argument_at(call, sel.cond)
+    choices_node = argument_at(call, sel.branches[0])
     if not isinstance(choices_node, (cst.List, cst.Tuple)):
         return []
     conds = [e.value for e in conds_node.elements] if isinstance(conds_node, (cst.List, cst.Tuple)) else []
@@ -814,7 +806,7 @@ def _select_list_branches(call: cst.Call, sel: SelectFunction) -> list[Branch]:
         Branch(f"choice {i}", i, element.value, True if i < len(conds) else None, conds[i] if i < len(conds) else None)
         for i, element in enumerate(choices_node.elements)
     ]
-    default = _arg(call, sel.branches[1])
+    default = argument_at(call, sel.branches[1])
     if default is not None:
         branches.append(Branch("default", len(branches), default, None, None))
     return branches

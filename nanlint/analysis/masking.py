@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional
 import libcst as cst
 
 from nanlint.analysis.sites import GuardVerdict, LeakSite, MaskSite, OpUse, SiteKind
-from nanlint.analysis.syntax import arguments, keyword_value, number_literal, positional
-from nanlint.analysis.tree import code
+from nanlint.analysis.syntax import argument_at, arguments, keyword_value, number_literal, positional
+from nanlint.analysis.tree import bare_code
 from nanlint.analysis.values import constant_value, depends_on_data, is_integer_cast
 from nanlint.catalog.intervals import INF, IntervalSet
-from nanlint.catalog.lookup import BARRIER_METHODS
 from nanlint.catalog.tables import (
+    BARRIER_METHODS,
     CASTS,
     NAN_PRESERVING,
     NON_DIFFERENTIABLE,
@@ -108,7 +108,7 @@ class _Masks:
         true, false = branches
         for tested, test, finite_where_true, removed in self._tests(true.cond, env, True):
             kept, other = (true, false) if finite_where_true else (false, true)
-            if _bare(tested, detector) == _bare(kept.expr, detector) and not self._nonfinite(other.expr, env):
+            if bare_code(tested, detector.code) == bare_code(kept.expr, detector.code) and not self._nonfinite(other.expr, env):
                 if not any(node is call for node in detector.index.ancestors(test)):
                     test = true.cond  # the test is a local's value (`bad = isnan(loss)`): report the where's condition
                 return detector._display(call, method_form), framework, method_form, test, kept.expr, removed
@@ -137,7 +137,7 @@ class _Masks:
             return None
         replacement, framework = hit
         receiver = call.func.value if method is not None else None
-        value = _arg(call, replacement.method_value if method is not None else replacement.value, receiver)
+        value = argument_at(call, replacement.method_value if method is not None else replacement.value, receiver)
         fill = keyword_value(call, (replacement.fill,)) if replacement.fill else None
         if value is None or (fill is not None and self._nonfinite(fill, env)):
             return None
@@ -155,7 +155,7 @@ class _Masks:
         elif isinstance(cond, cst.Comparison) and len(cond.comparisons) == 1:
             # `v != v` holds where v is NaN, `v == v` where it is not.
             target = cond.comparisons[0]
-            if isinstance(target.operator, (cst.NotEqual, cst.Equal)) and _bare(cond.left, self.detector) == _bare(target.comparator, self.detector):
+            if isinstance(target.operator, (cst.NotEqual, cst.Equal)) and bare_code(cond.left, self.detector.code) == bare_code(target.comparator, self.detector.code):
                 yield cond.left, cond, isinstance(target.operator, cst.Equal) == holds, None
         elif isinstance(cond, cst.Call):
             yield from self._call_tests(cond, env, holds, depth)
@@ -354,19 +354,8 @@ def _domain(use: OpUse, env: "_Env") -> Optional[IntervalSet]:
         exponent = node.right
     else:
         receiver = node.func.value if isinstance(node.func, cst.Attribute) and use.arg is node.func.value else None
-        exponent = _arg(node, use.op.method_exponent if receiver is not None else use.op.exponent, receiver)
+        exponent = argument_at(node, use.op.method_exponent if receiver is not None else use.op.exponent, receiver)
     p = constant_value(exponent, env) if exponent is not None else None
     return power_domain(p) if p is not None else None
 
 
-def _arg(call: cst.Call, spec, receiver: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
-    if spec.position == -1:
-        return receiver
-    value = keyword_value(call, spec.keywords)
-    values = positional(call)
-    return value if value is not None else (values[spec.position] if spec.position < len(values) else None)
-
-
-def _bare(node: cst.BaseExpression, detector: "Detector") -> str:
-    """The node's code without its own parentheses: `(loss)` is `loss`."""
-    return code(node.with_changes(lpar=[], rpar=[])) if getattr(node, "lpar", None) else detector.code(node)

@@ -24,6 +24,20 @@ def keyword_value(call: cst.Call, names) -> Optional[cst.BaseExpression]:
     return None
 
 
+def argument_at(call: cst.Call, spec, receiver: Optional[cst.BaseExpression] = None) -> Optional[cst.BaseExpression]:
+    """The argument a catalog `Arg` names (its `position` and `keywords`): by keyword, else by position
+    among the positional arguments; position -1 is a method's `receiver`. None for no `spec`."""
+    if spec is None:
+        return None
+    if spec.position == -1:
+        return receiver
+    by_keyword = keyword_value(call, spec.keywords)
+    if by_keyword is not None:
+        return by_keyword
+    values = positional(call)
+    return values[spec.position] if 0 <= spec.position < len(values) else None
+
+
 def has_unpacking(call: cst.Call) -> bool:
     """`f(*xs)` or `f(**kw)`: where each value lands is not known."""
     return any(arg.star for arg in call.args)

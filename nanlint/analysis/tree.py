@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -91,6 +91,12 @@ _PLAIN = cst.Module([])
 def code(node: cst.CSTNode) -> str:
     """The node's source, with its own parentheses (continuation lines as the node holds them)."""
     return _PLAIN.code_for_node(node)
+
+
+def bare_code(node: cst.CSTNode, code_of: Callable[[cst.CSTNode], str] = code) -> str:
+    """The node's code without its own parentheses: `(loss)` is `loss`. `code_of`: how to render it
+    otherwise (a detector's remembered `code`)."""
+    return code(node.with_changes(lpar=[], rpar=[])) if getattr(node, "lpar", None) else code_of(node)
 
 
 # --- units ---------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import libcst as cst
 
 from nanlint.analysis.names import Binding, leaf_name
 from nanlint.analysis.syntax import (
+    argument_at,
     is_number,
     is_string,
     keyword_value,
@@ -248,7 +249,7 @@ def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
         if isinstance(node.func, cst.Name) and qualified is None and node.func.value in BUILTINS_WITHOUT_GRADIENT and env.binding(node.func) is None:
             return False  # len(x), int(n)
         if leaf in FILL_ARGUMENT:
-            fill = _argument(node, FILL_ARGUMENT[leaf].position, FILL_ARGUMENT[leaf].keywords)
+            fill = argument_at(node, FILL_ARGUMENT[leaf])
             return fill is None or _data(fill, env, depth + 1, gradient)
         if leaf in NO_GRADIENT_PATH or leaf in STOP_GRADIENT or is_integer_cast(node, leaf or ""):
             return False
@@ -265,12 +266,6 @@ def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
     callee = node.func
     constructor = isinstance(callee, cst.Call) or (isinstance(callee, cst.Name) and (b := env.binding(callee)) is not None and b.value is not None)
     return args_depend or not constructor or _data(callee, env, depth + 1, gradient)
-
-
-def _argument(call: cst.Call, position: int, keywords) -> Optional[cst.BaseExpression]:
-    value = keyword_value(call, keywords)
-    values = positional(call)
-    return value if value is not None else (values[position] if 0 <= position < len(values) else None)
 
 
 def _dtype_argument(call: cst.Call, leaf: Optional[str], method: bool) -> Optional[cst.BaseExpression]:
@@ -341,7 +336,7 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
     if leaf in CONSTANT_CONSTRUCTORS:
         return Interval(CONSTANT_CONSTRUCTORS[leaf], CONSTANT_CONSTRUCTORS[leaf])
     if leaf in FILL_ARGUMENT:
-        fill = _argument(node, FILL_ARGUMENT[leaf].position, FILL_ARGUMENT[leaf].keywords)
+        fill = argument_at(node, FILL_ARGUMENT[leaf])
         return value_range(fill, env, depth + 1) if fill is not None else _UNKNOWN
     if leaf == "where" and len(extra) == 2:
         # where(c, a, b), a.where(c, b): one of the two, element by element, each where the

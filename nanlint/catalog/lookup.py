@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Optional
 
 from nanlint.catalog.tables import (
+    BARRIERS,
     GRADIENT_SAFE,
     SHAPE_ONLY,
     NAN_REPLACEMENT_INDEX,
@@ -25,9 +26,6 @@ from nanlint.catalog.tables import (
 )
 from nanlint.config.settings import Settings
 
-# Barriers: no gradient flows through them at all, so nothing inside can leak.
-BARRIERS = frozenset({"jax.lax.stop_gradient", "tensorflow.stop_gradient"})
-BARRIER_METHODS = frozenset({"detach"})
 _SHAPE_ONLY = frozenset(SHAPE_ONLY)
 
 _WHERE = next(sel for sel in SELECTS if sel.kind == "where")

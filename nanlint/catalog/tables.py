@@ -980,8 +980,11 @@ PASS_THROUGH_FUNCTIONS = {
     **{name: 0 for name in ("cast", "asarray", "convert_to_tensor", "reshape", "squeeze", "expand_dims", "broadcast_to")},
     "typing.cast": 1,
 }
-# Barriers: no gradient flows back through them.
-STOP_GRADIENT = frozenset({"stop_gradient", "detach"})
+# Barriers: no gradient flows back through them (qualified names, and tensor methods); the value
+# questions, which read calls by last name, know them as STOP_GRADIENT.
+BARRIERS = frozenset({"jax.lax.stop_gradient", "tensorflow.stop_gradient"})
+BARRIER_METHODS = frozenset({"detach"})
+STOP_GRADIENT = frozenset(name.rsplit(".", 1)[-1] for name in BARRIERS) | BARRIER_METHODS
 
 
 # Functions whose output is bounded below, for the value-range test of a singular op's argument:
