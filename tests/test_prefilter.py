@@ -301,6 +301,35 @@ def test_a_helper_used_only_under_no_grad_is_skipped_as_in_the_whole_file() -> N
         assert [f[0] for f in assert_same(source + extra)] == ["NAN001"]
 
 
+def test_only_a_jax_while_loop_body_is_skipped() -> None:
+    # JAX cannot differentiate `lax.while_loop` in reverse mode; TensorFlow differentiates
+    # `tf.while_loop` (each iteration is kept for the gradient), so a leak in its body is real.
+    jax_loop = src("""
+        import jax.numpy as jnp
+        from jax import lax
+
+        def body(state):
+            i, x = state
+            return i + 1, jnp.where(x > 0, jnp.sqrt(x), 0.0)
+
+        def run(x):
+            return lax.while_loop(lambda s: s[0] < 3, body, (0, x))
+    """)
+    assert assert_same(jax_loop) == []
+    tf_loop = src("""
+        import tensorflow as tf
+
+        def body(i, x):
+            return i + 1, tf.where(x > 0, tf.sqrt(x), 0.0)
+
+        def run(x):
+            return tf.while_loop(lambda i, x: i < 3, body, (0, x))
+    """)
+    assert [f[0] for f in assert_same(tf_loop)] == ["NAN001"]
+    bare = jax_loop.replace("from jax import lax", "from jax.lax import while_loop").replace("lax.while_loop", "while_loop")
+    assert assert_same(bare) == []
+
+
 def test_only_the_class_members_that_call_a_select_are_parsed_and_kept() -> None:
     source = src('''
         import jax.numpy as jnp

@@ -13,7 +13,8 @@ cannot hold a finding. The answer is a list of spans; the detector drops a site 
   compute a derivative, and are not differentiated themselves;
 - private helpers (`_name`) that only such functions call, or that are used only under `no_grad`;
 - `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them;
-- the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode.
+- the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode (a `tf.while_loop`
+  or `torch.while_loop` can be, and is checked).
 """
 
 from __future__ import annotations
@@ -35,7 +36,11 @@ _AUTOGRAD_METHODS = frozenset({"forward", "backward"})
 _NO_GRAD_USER = "<no_grad>"
 _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun"})
 # lax.while_loop(cond_fun, body_fun, init): JAX cannot differentiate a while loop in reverse mode.
+# TensorFlow and torch can (`tf.while_loop` keeps each iteration for its gradient), and so can a
+# checkpointed loop (`eqxi.while_loop`): only a body given to `lax.while_loop`, or to a bare
+# `while_loop` (imported so from JAX and the libraries that wrap it), is never differentiated.
 _LOOP_BODIES = {"while_loop": 1}
+_REVERSE_MODE_LESS_LOOPS = frozenset({"lax", "lax_control_flow"})
 # What, written in one statement, can make a function elsewhere a custom primal: its decorator, a
 # registration, a wrapper, a loop that takes it as its body; or a class base whose name ends so, as
 # `torch.autograd.Function` does, for its `forward`. The slicer keeps what spells these (slicing.py).
@@ -153,7 +158,8 @@ class Contexts:
         leaf = leaf_name(func) or (leaf_name(func.func) if isinstance(func, ast.Call) else None)
         if leaf in _WRAPPERS and isinstance(first, ast.Name):
             self._custom.add(first.id)  # custom_jvp(f), custom_gradient(...)(f), lower_fun(f)
-        if leaf in _LOOP_BODIES and len(arguments) > _LOOP_BODIES[leaf]:
+        jax_loop = isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and leaf_name(func.value) in _REVERSE_MODE_LESS_LOOPS)
+        if leaf in _LOOP_BODIES and jax_loop and len(arguments) > _LOOP_BODIES[leaf]:
             body = arguments[_LOOP_BODIES[leaf]]
             if isinstance(body, ast.Name):
                 self._custom.add(body.id)
