@@ -11,7 +11,15 @@ from nanlint.analysis.conditions import affine_base, selected_values
 from nanlint.analysis.detector import Detector, _Env
 from nanlint.analysis.names import binding_at, qualified_name
 from nanlint.analysis.tree import walk
-from nanlint.analysis.values import can_reach, carries_gradient, constant_value, depends_on_data, is_epsilon_shifted, value_range
+from nanlint.analysis.values import (
+    can_reach,
+    carries_gradient,
+    constant_value,
+    depends_on_data,
+    is_configuration,
+    is_epsilon_shifted,
+    value_range,
+)
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.lookup import Catalog
 from nanlint.config.settings import Settings
@@ -117,6 +125,30 @@ def test_constant_values(expression: str, expected) -> None:
 def test_what_depends_on_data(expression: str, depends: bool) -> None:
     value, env = returned(f"import jax.numpy as jnp\nSCALE = 2\ndef f(x):\n    n = 4\n    return {expression}\n")
     assert depends_on_data(value, env) is depends
+
+
+@pytest.mark.parametrize(
+    ("expression", "configuration"),
+    [
+        # One Python number the caller fixes: the same value for every element.
+        ("1.0 / r", True),  # `r: float`
+        ("jnp.sqrt(2.0 * r + n)", True),  # `n: int`
+        ("math.pi * half", True),  # `half = r / 2`
+        ("jnp.isfinite(r)", True),
+        ("SCALE", True),
+        ("x / r", False),  # `x` is an array
+        ("d", False),  # a numeric default says nothing: `scale=1.0` is often an array
+        ("r.sqrt()", False),  # a method: of what, nanlint cannot tell
+        ("acc", False),  # rebound by `+=` in a loop
+    ],
+)
+def test_what_is_configuration(expression: str, configuration: bool) -> None:
+    source = (
+        "import math\nimport jax.numpy as jnp\nSCALE = 2.0\ndef f(x, r: float, n: int, d=1.0):\n"
+        "    half = r / 2\n    acc = r\n    for i in range(n):\n        acc += x[i]\n    return {}\n"
+    )
+    value, env = returned(source.format(expression))
+    assert is_configuration(value, env) is configuration
 
 
 @pytest.mark.parametrize(

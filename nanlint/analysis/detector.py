@@ -40,6 +40,7 @@ from nanlint.analysis.values import (
     carries_gradient,
     constant_value,
     depends_on_data,
+    is_configuration,
     is_epsilon,
     is_epsilon_shifted,
     is_integer_cast,
@@ -499,6 +500,8 @@ class Detector:
             if "both" not in (side, use.op.clamp_side) and side != use.op.clamp_side:
                 return None  # e.g. minimum(sqrt(x), 10): sqrt is selected near its pole
             return site(SiteKind.CLAMP)
+        if self._configuration_pole(branch, use, env):
+            return None
         if branch.cond is not None:
             arg_env = _where_computed(use, env)
             if self._guarded(use.arg, arg_env, 0, computed=True, condition=_condition_keys(branch.cond, env)) and not self._masked_at_pole(
@@ -518,6 +521,32 @@ class Detector:
         if use.via is not None:
             return site(SiteKind.SINGULAR_LOCAL, confidence=confidence)
         return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP, confidence=confidence)
+
+    def _configuration_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        """The op's argument is configuration (`1.0 / radius` with `radius: float`): at its pole for
+        every element or for none. The where does not decide where the pole is reached (if it is, the
+        branch is infinite wherever it is selected), unless its condition tests the configuration
+        itself (`where(r > 0, x / r, 0.0)` selects nothing when `r == 0`: a leak)."""
+        if branch.cond is None or not is_configuration(use.arg, _where_computed(use, env)):
+            return False
+        return not self._tests_configuration(branch.cond, env)
+
+    def _tests_configuration(self, cond: cst.BaseExpression, env: _Env) -> bool:
+        """Whether a comparison in the condition (or in the locals it reads) is of configuration only."""
+        parts = [cond]
+        for name in _loads(cond):
+            binding = env.binding(name)
+            if binding is not None and binding.value is not None and binding.imported is None:
+                parts.append(binding.value)
+        for part in parts:
+            if is_configuration(part, env):
+                return True
+            for node in walk(part):
+                if isinstance(node, cst.Comparison) and all(
+                    is_configuration(side, env) for side in (node.left, *(c.comparator for c in node.comparisons))
+                ):
+                    return True
+        return False
 
     def _masked_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The masks' own values put the op at its pole where the select does not take the branch

@@ -5,6 +5,8 @@ Four questions the detector asks about a singular op and its argument:
 - `depends_on_data`: can it change with the program's inputs (`jnp.log(2.0)` cannot)?
 - `carries_gradient`: can a gradient flow through it? Not through sizes, indices, comparisons,
   integer casts, `arange`, `ones_like`, `n: int`: an op whose inputs are all such cannot leak.
+- `is_configuration`: is it one Python number the caller fixes (`1.0 / radius`, `radius: float`),
+  the same for every element?
 - `value_range`: which values can it take (`x**2 + 1e-6` never reaches sqrt's pole, `exp(-abs(x))`
   never overflows)?
 """
@@ -49,6 +51,7 @@ from nanlint.catalog.tables import (
     NO_GRADIENT_PATH,
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
+    SCALAR_ANNOTATIONS,
     SHAPE_ONLY_METHODS,
     STOP_GRADIENT,
     UPPER_CLAMPS,
@@ -218,6 +221,29 @@ def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> boo
     if isinstance(node, cst.IfExp):
         return _data(node.body, env, depth + 1, gradient) or _data(node.orelse, env, depth + 1, gradient)
     return True
+
+
+def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
+    """Made only of Python numbers: constants, parameters annotated `float` / `int` / `bool`, locals
+    and arithmetic and library functions of them (`jnp.isfinite(r)`). The same for every element."""
+    if depth > _MAX_NESTING:
+        return False
+    if not depends_on_data(node, env, depth):
+        return True
+    if isinstance(node, cst.Name):
+        binding = env.binding(node)
+        if binding is None or binding.augmented is not None:
+            return False
+        if binding.value is not None:
+            return is_configuration(binding.value, env, depth + BINDING_COST)
+        return binding.annotation in SCALAR_ANNOTATIONS
+    if isinstance(node, cst.UnaryOperation):
+        return is_configuration(node.expression, env, depth + 1)
+    if isinstance(node, cst.BinaryOperation):
+        return is_configuration(node.left, env, depth + 1) and is_configuration(node.right, env, depth + 1)
+    if isinstance(node, cst.Call) and env.qualified(node.func) is not None:
+        return all(is_configuration(arg.value, env, depth + 1) for arg in node.args)
+    return False
 
 
 _DIFFERENTIABLE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Modulo, cst.Power, cst.MatrixMultiply)

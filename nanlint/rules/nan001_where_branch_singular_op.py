@@ -125,4 +125,12 @@ class WhereBranchSingularOp(Rule):
         ),
         # The masked mean: the count carries no gradient, the total does, through 1 / count.
         Invalid("import jax.numpy as jnp\ndef f(x, m):\n    n = jnp.sum(m > 0)\n    return jnp.where(n > 0, jnp.sum(x) / n, 0.0)\n", line=4),
+        # A Python number is at its pole for every element or none: a where that tests it selects
+        # nothing when it is (`r == 0`), and the value is finite while the gradient is NaN.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x, r: float):\n    return jnp.where(r > 0, x / r, 0.0)\n",
+            line=3,
+            fixed="import jax.numpy as jnp\ndef f(x, r: float):\n    return jnp.where(r > 0, x / jnp.where(r > 0, r, 1.0), 0.0)\n",
+        ),
+        Invalid("import jax.numpy as jnp\ndef f(x, r: float):\n    ok = (x > 0) & (r > 0)\n    return jnp.where(ok, jnp.log(x) / r, 0.0)\n", line=4),
     )

@@ -61,6 +61,12 @@ class WhereBranchSingularLocal(Rule):
         ),
         # No gradient flows back into an index: `(i + 1) % m` is not on the way.
         Valid("import jax.numpy as jnp\ndef f(h, i, m):\n    right = h[(i + 1) % m]\n    return jnp.where(m > 0, right, 0.0)\n"),
+        # `1.0 / radius` of a Python number is at its pole for every element or none: if `radius`
+        # were 0, `poly` would be infinite wherever it is selected; the where does not decide that.
+        Valid(
+            "import torch\ndef kernel(x, radius: float):\n    x_abs = x.abs() * (1.0 / radius)\n    poly = x_abs * 2.0 + 1.0\n"
+            "    return torch.where(x_abs < 0.5, poly, 0.0)\n"
+        ),
     )
     INVALID = (
         Invalid(
