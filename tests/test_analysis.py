@@ -135,6 +135,10 @@ def test_what_depends_on_data(expression: str, depends: bool) -> None:
         ("jnp.sqrt(2.0 * r + n)", True),  # `n: int`
         ("math.pi * half", True),  # `half = r / 2`
         ("jnp.isfinite(r)", True),
+        ("jnp.full_like(x, r)", True),  # `x` gives only the shape
+        ("jnp.full_like(r, x)", False),
+        ("max(r, 1e-7) if n > 2 else r", True),
+        ("max(r, x)", False),
         ("SCALE", True),
         ("x / r", False),  # `x` is an array
         ("d", False),  # a numeric default says nothing: `scale=1.0` is often an array

@@ -48,6 +48,7 @@ from nanlint.catalog.tables import (
     LOWER_KEYWORDS,
     LOWER_REDUCTIONS,
     METADATA_ATTRS,
+    NUMBER_BUILTINS,
     NO_GRADIENT_PATH,
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
@@ -225,7 +226,8 @@ def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> boo
 
 def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
     """Made only of Python numbers: constants, parameters annotated `float` / `int` / `bool`, locals
-    and arithmetic and library functions of them (`jnp.isfinite(r)`). The same for every element."""
+    and arithmetic of them, library functions and Python `if`s of them (`jnp.isfinite(r)`,
+    `max(r, 1e-7) if half else r`), `full_like(x, r)`. The same for every element."""
     if depth > _MAX_NESTING:
         return False
     if not depends_on_data(node, env, depth):
@@ -241,9 +243,19 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
         return is_configuration(node.expression, env, depth + 1)
     if isinstance(node, cst.BinaryOperation):
         return is_configuration(node.left, env, depth + 1) and is_configuration(node.right, env, depth + 1)
-    if isinstance(node, cst.Call) and env.qualified(node.func) is not None:
+    if isinstance(node, cst.IfExp):  # a Python `if` picks one of the two, the same for every element
+        return is_configuration(node.body, env, depth + 1) and is_configuration(node.orelse, env, depth + 1)
+    if isinstance(node, cst.Call) and (env.qualified(node.func) is not None or _is_number_builtin(node.func, env)):
+        leaf = leaf_name(node.func)
+        if leaf in FILL_ARGUMENT:  # `full_like(x, eps)`: `x` gives the shape, the fill every value
+            fill = argument_at(node, FILL_ARGUMENT[leaf])
+            return fill is not None and is_configuration(fill, env, depth + 1)
         return all(is_configuration(arg.value, env, depth + 1) for arg in node.args)
     return False
+
+
+def _is_number_builtin(func: cst.BaseExpression, env: Env) -> bool:
+    return isinstance(func, cst.Name) and func.value in NUMBER_BUILTINS and env.binding(func) is None
 
 
 _DIFFERENTIABLE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Modulo, cst.Power, cst.MatrixMultiply)

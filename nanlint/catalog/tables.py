@@ -925,6 +925,8 @@ GATHERS = frozenset({"gather", "gather_nd", "batch_gather", "take", "take_along_
 BUILTINS_WITHOUT_GRADIENT = frozenset({"len", "int", "bool", "range", "str", "round", "isinstance", "hash", "id"})
 # A parameter annotated with one of these holds a Python value no gradient flows through.
 ANNOTATIONS_WITHOUT_GRADIENT = frozenset({"int", "bool", "str"})
+# Python builtins that make a Python number of Python numbers (`max(eps, 1e-7)`).
+NUMBER_BUILTINS = frozenset({"max", "min", "abs", "float", "int", "round", "pow"})
 # A parameter annotated with one of these is one Python number, the same for every element.
 SCALAR_ANNOTATIONS = frozenset({"float", "int", "bool"})
 # Casts by last name: their dtype argument decides whether the result carries a gradient.
