@@ -473,6 +473,8 @@ class Detector:
                 return self._guarded(inner, env, depth + 1, computed, condition)
             if qualified is None and leaf_name(arg.func) == "masked_fill":
                 return True  # torch: a where spelled as a method
+        if isinstance(arg, cst.Subscript):  # `safe[..., None, :]`: some of the guarded values
+            return self._guarded(arg.value, env, depth + 1, computed, condition)
         if isinstance(arg, cst.IfExp):
             sides = (arg.body, arg.orelse)
             return all(self._guarded(side, env, depth + 1, computed, condition) or not depends_on_data(side, env) for side in sides)

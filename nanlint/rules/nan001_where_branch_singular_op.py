@@ -62,6 +62,11 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.log(jnp.maximum(x, 1e-6)), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.log(2.0), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, x ** 2, 0.0)\n"),
+        # Indexing a masked value reads some of its (safe) values: `safe[..., None]` is still masked.
+        Valid(
+            "import torch\ndef f(dy, dx):\n    safe = torch.where(dy == 0, torch.ones_like(dy), dy)\n"
+            "    return torch.where(dy[..., None] == 0, 0.0, dx[..., None] / safe[..., None])\n"
+        ),
         Valid("import jax.numpy as jnp\nidx = jnp.where(x > 0)\n"),
         Valid("import numpy as np\nnp.where(x > 0, np.sqrt(x), 0.0)\n"),
         Valid("from jax import lax\nimport jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(lax.stop_gradient(x)), 0.0)\n"),
