@@ -190,6 +190,10 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("jnp.abs(x) + EPS", 1e-6, INF),
         ("-jnp.cosh(x)", -INF, -1.0),
         ("x - 1", -INF, INF),
+        # A sum has its terms' sign when they all have one, and no bound otherwise.
+        ("jnp.sum(x)", -INF, INF),
+        ("(x ** 2).sum(-1)", 0.0, INF),
+        ("-jnp.sum(jnp.abs(x), axis=0)", -INF, 0.0),
         # exp of something never positive never overflows; these are the shapes it comes in.
         ("-jnp.abs(x) * jnp.log(2.0)", -INF, 0.0),
         ("-0.5 * x ** 2", -INF, 0.0),

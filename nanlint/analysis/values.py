@@ -55,6 +55,8 @@ from nanlint.catalog.tables import (
     SCALAR_ANNOTATIONS,
     SHAPE_ONLY_METHODS,
     STOP_GRADIENT,
+    SUM_METHODS,
+    SUMS,
     UPPER_CLAMPS,
     UPPER_KEYWORDS,
     UPPER_REDUCTIONS,
@@ -392,11 +394,22 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         return Interval(lo, hi)
     if leaf in _CLAMPS and operand is not None:
         return _clamp_range(node, leaf, operand, extra, env, depth + 1)
+    if operand is not None and (qualified in SUMS or method in SUM_METHODS):
+        return _sum_range(value_range(operand, env, depth + 1))
     bound = _bounded_below_call(node, env)
     if bound is not None:
         return Interval(bound[0], INF, bound[1], False)
     if leaf in ("power", "pow") and operand is not None and len(extra) == 1:
         return _power_range(operand, extra[0], env, depth + 1)
+    return _UNKNOWN
+
+
+def _sum_range(terms: Interval) -> Interval:
+    """A sum's sign is its terms' when they all have one: `sum(x**2)` >= 0, `sum(x)` unknown."""
+    if terms.lo >= 0:
+        return Interval(0.0, INF, True, False)
+    if terms.hi <= 0:
+        return Interval(-INF, 0.0, False, True)
     return _UNKNOWN
 
 

@@ -1001,7 +1001,6 @@ BOUNDED_BELOW_FUNCTIONS = _bounded_below(
     (
         "jnp.abs jnp.absolute jnp.square lax.abs lax.square tf.abs tf.math.abs tf.square tf.math.square "
         "tnp.abs tnp.square torch.abs torch.square anp.abs anp.square ops.abs ops.square "
-        "jnp.sum tf.reduce_sum tf.math.reduce_sum torch.sum anp.sum ops.sum "
         "jnn.relu jnn.softplus tf.nn.relu tf.nn.softplus tf.math.softplus torch.relu ops.relu ops.softplus",
         0.0,
         True,
@@ -1014,10 +1013,13 @@ BOUNDED_BELOW_FUNCTIONS = _bounded_below(
     ),
     ("jnp.cosh lax.cosh tf.math.cosh tf.cosh torch.cosh anp.cosh ops.cosh", 1.0, True),
 )
+# Sums (functions, and the tensor method): of terms that are all >= 0 a sum is >= 0, of terms that
+# are all <= 0 it is <= 0, and of other terms anything: `sum(x)` alone is not bounded.
+SUMS = frozenset(_expand("jnp.sum tf.reduce_sum tf.math.reduce_sum torch.sum anp.sum ops.sum"))
+SUM_METHODS = frozenset({"sum"})
 BOUNDED_BELOW_METHODS: dict[str, tuple[float, bool]] = {
     "abs": (0.0, True),
     "square": (0.0, True),
-    "sum": (0.0, True),
     "exp": (0.0, False),
     "sigmoid": (0.0, False),
     "cosh": (1.0, True),

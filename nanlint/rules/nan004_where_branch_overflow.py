@@ -64,6 +64,8 @@ class WhereBranchOverflow(Rule):
             fixed="import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(jnp.where(x > 0, 0.0, x)) - 1)\n",
         ),
         Invalid("import torch\ntorch.where(x < 20, torch.log1p(torch.exp(x)), x)\n", line=2),
+        # A sum of data has no sign: `-s` is large where `s` is very negative.
+        Invalid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.sum(x)\n    return jnp.where(s < -100.0, 0.0, jnp.exp(-s))\n", line=4),
         # A safe value keeps a pole away, not an overflow: this mask is about the sign of `z`.
         Invalid(
             "import tensorflow as tf\ndef f(z):\n    safe = tf.where(z > 0., z, 1.)\n    return tf.where(safe > 36., safe, tf.math.log(tf.math.expm1(safe)))\n",

@@ -24,6 +24,7 @@ from nanlint.catalog.tables import (
     OPS,
     RANDOM_NAME,
     SELECTS,
+    SUMS,
     canonical_names,
 )
 
@@ -57,7 +58,7 @@ def _build() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     leaves = (*ELEMENTWISE_LEAVES, *NAN_PRESERVING)
     elementwise = (f"{module}.{leaf}" for modules in ELEMENTWISE_MODULES.values() for module in modules for leaf in leaves)
     # GRADIENT_SAFE and BOUNDED_BELOW also list optax, jax_md, keras...: keep only the executable roots.
-    for name in (*GRADIENT_SAFE, *BOUNDED_BELOW_FUNCTIONS, *SHAPE_ONLY, *elementwise):
+    for name in (*GRADIENT_SAFE, *BOUNDED_BELOW_FUNCTIONS, *SUMS, *SHAPE_ONLY, *elementwise):
         fw = _root_framework(name)
         if fw:
             names[fw].add(name)
