@@ -382,10 +382,11 @@ class Detector:
             return method in BARRIER_METHODS or self.catalog.method_select(method, self.imported_frameworks) is not None
         return False
 
-    def _is_guard_call(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
-        """A barrier, a clamp, or a select with a branch no gradient flows through (a safe value)."""
-        if self.catalog.is_barrier(qualified) or self._method(call, qualified, env) in BARRIER_METHODS:
-            return True
+    def _is_barrier_call(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
+        return self.catalog.is_barrier(qualified) or self._method(call, qualified, env) in BARRIER_METHODS
+
+    def _keeps_off_pole(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
+        """A clamp, or a select with a branch no gradient flows through (a safe value)."""
         resolved = self._resolve_select(call, env)
         if resolved is None:
             return False
@@ -441,7 +442,7 @@ class Detector:
         # A safe value keeps a pole away (`log(where(x > 0, x, 1.0))`), but not an overflow: the
         # mask is rarely about how large the values get (`expm1(where(z > 0, z, 1.0))`), so there
         # the values decide, or a mask on the select's own condition (`_classify`).
-        if op.kind == "pole" and self._guarded(arg, env, 0):
+        if op.kind == "pole" and self._guarded(arg, env, 0, sole_input=not _other_input_carries(node, arg, env)):
             return False
         if not can_reach(arg, domain, env):
             return False
@@ -450,38 +451,52 @@ class Detector:
         return not (op.kind == "pole" and below_zero and is_epsilon_shifted(arg, env))
 
     def _guarded(
-        self, arg: cst.BaseExpression, env: _Env, depth: int, computed: bool = False, condition: Optional[frozenset[str]] = None
+        self,
+        arg: cst.BaseExpression,
+        env: _Env,
+        depth: int,
+        computed: bool = False,
+        condition: Optional[frozenset[str]] = None,
+        sole_input: bool = True,
     ) -> bool:
-        """The argument is masked on the outer select's own `condition` (`_masks`), or is a guard
-        call (`_is_guard_call`) or a gradient-safe call, or a local assigned from one; or (`computed`)
-        it is made only of values masked on the condition and values no gradient flows through.
-        A where between two data on another condition (`where(c, -q, q)`) guards nothing. `depth`:
-        how far it has looked (limits.BINDING_COST)."""
+        """The argument is masked on the outer select's own `condition` (`_masks`), or kept off the
+        pole (`_keeps_off_pole`), or a local assigned from such; or (`computed`) it is made only of
+        values masked on the condition and values no gradient flows through. A where between two
+        data on another condition (`where(c, -q, q)`) guards nothing. A barrier, or a safe call that
+        zeroes the cotangent coming back at its pole (`jax_md.space.distance`; not
+        `torch.linalg.norm`), guards it only when it is the op's `sole_input` a gradient flows
+        through: it stops what comes back into it, but not what another input gets (`x / distance(x)`:
+        d/dx = 1 / distance, infinite at 0). `depth`: how far it has looked (limits.BINDING_COST)."""
         if depth > (MAX_INDIRECTION + 1) * BINDING_COST:
             return False
         if isinstance(arg, cst.Call):
             qualified = env.qualified(arg.func)
             if self._masks(arg, qualified, env, condition):
                 return True
-            # The op's own argument is guarded by a clamp (at the pole it is NAN102's), a barrier, a
-            # gradient-safe call or a where with a safe value (`where(c, x, 1.0)`); what is computed
+            # The op's own argument is guarded by a clamp (at the pole it is NAN102's), a where with
+            # a safe value (`where(c, x, 1.0)`), or a barrier or gradient-safe call; what is computed
             # from them is not.
-            if not computed and (self.catalog.is_safe(qualified) or self._is_guard_call(arg, qualified, env)):
+            if not computed and self._keeps_off_pole(arg, qualified, env):
                 return True
+            if not computed and sole_input and (self.catalog.guards_its_result(qualified) or self._is_barrier_call(arg, qualified, env)):
+                return True
+            if self._is_barrier_call(arg, qualified, env) and _operands(arg):
+                # `x.detach()` has the value of `x`: kept off the pole if `x` is.
+                return self._guarded(_operands(arg)[0], env, depth + 1, computed, condition, sole_input)
             inner = carried_value(arg, env)
             if inner is not None:
-                return self._guarded(inner, env, depth + 1, computed, condition)
+                return self._guarded(inner, env, depth + 1, computed, condition, sole_input)
             if qualified is None and leaf_name(arg.func) == "masked_fill":
                 return True  # torch: a where spelled as a method
         if isinstance(arg, cst.Subscript):  # `safe[..., None, :]`: some of the guarded values
-            return self._guarded(arg.value, env, depth + 1, computed, condition)
+            return self._guarded(arg.value, env, depth + 1, computed, condition, sole_input)
         if isinstance(arg, cst.IfExp):
             sides = (arg.body, arg.orelse)
-            return all(self._guarded(side, env, depth + 1, computed, condition) or not depends_on_data(side, env) for side in sides)
+            return all(self._guarded(side, env, depth + 1, computed, condition, sole_input) or not depends_on_data(side, env) for side in sides)
         if isinstance(arg, cst.Name):
             binding = env.binding(arg)
             if binding is not None and binding.value is not None and binding.imported is None:
-                return self._guarded(binding.value, env.at(binding.place), depth + BINDING_COST, computed, condition)
+                return self._guarded(binding.value, env.at(binding.place), depth + BINDING_COST, computed, condition, sole_input)
             return False
         # `0.5 * safe_theta`, `mean(abs_sq(x))` after `x = where(c, ones_like(x), x)`: every operand
         # that carries a gradient is masked. (A where between two data, `where(c, -q, q)`, is not.)
@@ -777,6 +792,11 @@ def _strip(node: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
 
 def _bare_condition(node: cst.BaseExpression, detector: Detector) -> str:
     return bare_code(_strip(node)[0], detector.code)
+
+
+def _other_input_carries(node: cst.CSTNode, arg: cst.BaseExpression, env: "_Env") -> bool:
+    """Whether a gradient flows into the op at `node` through an input other than `arg`."""
+    return any(operand is not arg and carries_gradient(operand, env) for operand in _operands(node))
 
 
 def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:

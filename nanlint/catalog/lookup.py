@@ -8,6 +8,7 @@ from typing import Optional
 from nanlint.catalog.tables import (
     BARRIERS,
     GRADIENT_SAFE,
+    GUARDS_ITS_RESULT,
     SHAPE_ONLY,
     NAN_REPLACEMENT_INDEX,
     NAN_REPLACEMENTS,
@@ -42,6 +43,8 @@ class Catalog:
             fw = framework_of(name) or "user"
             self._selects[name] = (replace(_WHERE, names={fw: (name,)}, methods={}), fw)
         self._safe = frozenset(GRADIENT_SAFE) | frozenset(settings.extend_safe_functions)
+        # A project's own safe function is taken at its word: it guards its result too.
+        self._guards_result = frozenset(GUARDS_ITS_RESULT) | frozenset(settings.extend_safe_functions)
         # The last names of every function spelling, for the text tests and the screen before any parse.
         self.select_function_leaves = frozenset(n.rsplit(".", 1)[-1] for n in self._selects)
         self.op_function_leaves = frozenset(n.rsplit(".", 1)[-1] for n in self._ops)
@@ -84,6 +87,10 @@ class Catalog:
 
     def is_safe(self, qualified: Optional[str]) -> bool:
         return any(name in self._safe for name in _candidates(qualified))
+
+    def guards_its_result(self, qualified: Optional[str]) -> bool:
+        """An op singular where this function is at its own pole may take its result (`1 / distance(dr)`)."""
+        return any(name in self._guards_result for name in _candidates(qualified))
 
     def is_shape_only(self, qualified: Optional[str]) -> bool:
         """`zeros_like(x)`: only x's shape and dtype are read, so no gradient flows into it."""

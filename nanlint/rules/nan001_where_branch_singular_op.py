@@ -67,6 +67,13 @@ class WhereBranchSingularOp(Rule):
             "import torch\ndef f(dy, dx):\n    safe = torch.where(dy == 0, torch.ones_like(dy), dy)\n"
             "    return torch.where(dy[..., None] == 0, 0.0, dx[..., None] / safe[..., None])\n"
         ),
+        # jax_md's distance is built on an outer where: it zeroes the cotangent that comes back at 0.
+        Valid("import jax.numpy as jnp\nfrom jax_md import space\ndef f(dR):\n    dr = space.distance(dR)\n    return jnp.where(dr < 1.0, 0.0, 1.0 / dr)\n"),
+        # A detached copy has the value of what it copies: kept off the pole by the where inside.
+        Valid(
+            "import torch\ndef f(a, m):\n    safe = torch.where(m, a, torch.ones_like(a))\n    d = safe.detach()\n"
+            "    return torch.where(m, (safe - d) / d, 0.0)\n"
+        ),
         Valid("import jax.numpy as jnp\nidx = jnp.where(x > 0)\n"),
         Valid("import numpy as np\nnp.where(x > 0, np.sqrt(x), 0.0)\n"),
         Valid("from jax import lax\nimport jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(lax.stop_gradient(x)), 0.0)\n"),
@@ -130,6 +137,12 @@ class WhereBranchSingularOp(Rule):
         ),
         # The masked mean: the count carries no gradient, the total does, through 1 / count.
         Invalid("import jax.numpy as jnp\ndef f(x, m):\n    n = jnp.sum(m > 0)\n    return jnp.where(n > 0, jnp.sum(x) / n, 0.0)\n", line=4),
+        # A gradient-safe norm keeps its own derivative finite at 0, not its result off 0, nor the
+        # numerator's derivative 1 / norm finite (torch: NaN at x = 0, run).
+        Invalid("import torch\ndef f(x):\n    n = torch.linalg.norm(x, dim=-1, keepdim=True)\n    return torch.where(n < 1, x, x / n)\n", line=4),
+        Invalid("import torch\ndef f(x):\n    n = torch.linalg.norm(x)\n    return torch.where(n < 1, n, 2 - 1 / n)\n", line=4),
+        # A safe distance zeroes what comes back into it, not what the numerator gets.
+        Invalid("import jax.numpy as jnp\nfrom jax_md import space\ndef f(dR):\n    dr = space.distance(dR)\n    return jnp.where(dr < 1.0, 0.0, dR / dr)\n", line=5),
         # A Python number is at its pole for every element or none: a where that tests it selects
         # nothing when it is (`r == 0`), and the value is finite while the gradient is NaN.
         Invalid(
