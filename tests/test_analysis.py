@@ -239,10 +239,19 @@ def test_reaching_a_leak_domain_and_epsilon_shifts() -> None:
         ("jnp.greater_equal(x, 2)", IntervalSet.above(2.0, closed=True)),
         ("(x > 0) | (y > 0)", IntervalSet.above(0.0, closed=False)),
         ("y > 0", None),
+        # A condition held in a local selects what its expression does, two locals deep; a
+        # rebinding of itself (`m = m & ...`) hides the earlier value, and says nothing.
+        ("small", IntervalSet.below(1e-6, closed=False)),
+        ("~ok", IntervalSet.below(1e-6, closed=False)),
+        ("m", None),
     ],
 )
 def test_what_a_condition_selects(condition: str, selected) -> None:
-    value, env = returned(f"import jax.numpy as jnp\ndef f(x, y):\n    return {condition}\n")
+    source = (
+        "import jax.numpy as jnp\ndef f(x, y, m):\n    small = x < 1e-6\n    ok = ~small\n    m = m & (x > 0)\n"
+        f"    return {condition}\n"
+    )
+    value, env = returned(source)
     assert selected_values(value, "x", env) == selected
 
 

@@ -1,7 +1,8 @@
 """What a where-condition selects, as a set of values of the guarded variable.
 
 `x >= 0` selects [0, inf); against sqrt's leak domain (-inf, 0] that admits the pole at 0, which no
-double where can fix. Conditions that say nothing certain about the variable give None.
+double where can fix. A condition held in a local (`small = x < eps`) selects what its expression
+does. Conditions that say nothing certain about the variable give None.
 """
 
 from __future__ import annotations
@@ -11,10 +12,13 @@ from typing import Callable, Optional
 import libcst as cst
 
 from nanlint.analysis.syntax import arguments
+from nanlint.analysis.tree import walk
 from nanlint.analysis.values import Env, constant_value
 from nanlint.catalog.intervals import IntervalSet
 
 Selector = Callable[[float], IntervalSet]
+# How many locals a condition is followed through (`ok = small & finite`, `small = x < eps`).
+_LOCAL_HOPS = 2
 
 _COMPARE: dict[type, Selector] = {
     cst.GreaterThan: lambda c: IntervalSet.above(c, closed=False),
@@ -44,13 +48,16 @@ _MIRROR = {
 _ABS_NAMES = frozenset({"abs", "absolute", "fabs"})
 
 
-def selected_values(cond: cst.BaseExpression, var: str, env: Env) -> Optional[IntervalSet]:
+def selected_values(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Optional[IntervalSet]:
     """The values of the expression whose source is `var` for which `cond` is true, if certain."""
+    if isinstance(cond, cst.Name):
+        value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
+        return selected_values(value, var, env, hops + 1) if value is not None else None
     if isinstance(cond, cst.Comparison):
         return _comparison(cond, var, env)
     if isinstance(cond, cst.BinaryOperation):
-        left = selected_values(cond.left, var, env)
-        right = selected_values(cond.right, var, env)
+        left = selected_values(cond.left, var, env, hops)
+        right = selected_values(cond.right, var, env, hops)
         if isinstance(cond.operator, cst.BitAnd):
             return left.intersect(right) if left is not None and right is not None else None
         if isinstance(cond.operator, cst.BitOr):
@@ -58,11 +65,22 @@ def selected_values(cond: cst.BaseExpression, var: str, env: Env) -> Optional[In
             return _union_of_known(left, right)
         return None
     if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
-        inner = selected_values(cond.expression, var, env)
+        inner = selected_values(cond.expression, var, env, hops)
         return inner.complement() if inner is not None else None
     if isinstance(cond, cst.Call):
-        return _call(cond, var, env)
+        return _call(cond, var, env, hops)
     return None
+
+
+def _condition_local(name: cst.Name, env: Env) -> Optional[cst.BaseExpression]:
+    """What a local condition was assigned; not a rebinding of itself (`m = m & c`), whose earlier
+    value is not the one seen from here."""
+    binding = env.binding(name)
+    if binding is None or binding.value is None or binding.imported is not None or binding.augmented is not None:
+        return None
+    if any(isinstance(n, cst.Name) and n.value == name.value for n in walk(binding.value)):
+        return None
+    return binding.value
 
 
 def _union_of_known(left: Optional[IntervalSet], right: Optional[IntervalSet]) -> Optional[IntervalSet]:
@@ -119,7 +137,7 @@ def _is_abs_of(node, var: str, env: Env) -> bool:
     return env.code(values[0]) == var
 
 
-def _call(node: cst.Call, var: str, env: Env) -> Optional[IntervalSet]:
+def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[IntervalSet]:
     func = node.func
     qualified = env.qualified(func)
     if qualified is not None:
@@ -132,7 +150,7 @@ def _call(node: cst.Call, var: str, env: Env) -> Optional[IntervalSet]:
         return None
     if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
         return _compare(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
-    parts = [selected_values(a, var, env) for a in args]
+    parts = [selected_values(a, var, env, hops) for a in args]
     if leaf == "logical_and" and len(parts) == 2:
         return parts[0].intersect(parts[1]) if None not in parts else None
     if leaf == "logical_or" and len(parts) == 2:

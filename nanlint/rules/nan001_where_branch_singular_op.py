@@ -69,6 +69,9 @@ class WhereBranchSingularOp(Rule):
         ),
         # jax_md's distance is built on an outer where: it zeroes the cotangent that comes back at 0.
         Valid("import jax.numpy as jnp\nfrom jax_md import space\ndef f(dR):\n    dr = space.distance(dR)\n    return jnp.where(dr < 1.0, 0.0, 1.0 / dr)\n"),
+        # A condition held in a local is read as its expression: log1p's pole (-1) is not where
+        # `c == 0` leaves the branch unselected.
+        Valid("import tensorflow as tf\ndef f(c, x):\n    at_zero = tf.equal(c, 0.0)\n    return tf.where(at_zero, x, tf.math.log1p(c) * x)\n"),
         # A detached copy has the value of what it copies: kept off the pole by the where inside.
         Valid(
             "import torch\ndef f(a, m):\n    safe = torch.where(m, a, torch.ones_like(a))\n    d = safe.detach()\n"
