@@ -474,13 +474,14 @@ class Detector:
             if self._masks(arg, qualified, env, condition):
                 return True
             # The op's own argument is guarded by a clamp (at the pole it is NAN102's), a where with
-            # a safe value (`where(c, x, 1.0)`), or a barrier or gradient-safe call; what is computed
-            # from them is not.
+            # a safe value (`where(c, x, 1.0)`), or a barrier or a safe call that guards its result;
+            # what is computed from them is not.
             if not computed and self._keeps_off_pole(arg, qualified, env):
                 return True
-            if not computed and sole_input and (self.catalog.guards_its_result(qualified) or self._is_barrier_call(arg, qualified, env)):
+            barrier = self._is_barrier_call(arg, qualified, env)
+            if not computed and sole_input and (barrier or self.catalog.guards_its_result(qualified)):
                 return True
-            if self._is_barrier_call(arg, qualified, env) and _operands(arg):
+            if barrier and _operands(arg):
                 # `x.detach()` has the value of `x`: kept off the pole if `x` is.
                 return self._guarded(_operands(arg)[0], env, depth + 1, computed, condition, sole_input)
             inner = carried_value(arg, env)

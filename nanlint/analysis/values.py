@@ -247,7 +247,7 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
         return is_configuration(node.left, env, depth + 1) and is_configuration(node.right, env, depth + 1)
     if isinstance(node, cst.IfExp):  # a Python `if` picks one of the two, the same for every element
         return is_configuration(node.body, env, depth + 1) and is_configuration(node.orelse, env, depth + 1)
-    if isinstance(node, cst.Call) and (env.qualified(node.func) is not None or _is_number_builtin(node.func, env)):
+    if isinstance(node, cst.Call) and (env.qualified(node.func) is not None or _is_builtin(node.func, NUMBER_BUILTINS, env)):
         leaf = leaf_name(node.func)
         if leaf in FILL_ARGUMENT:  # `full_like(x, eps)`: `x` gives the shape, the fill every value
             fill = argument_at(node, FILL_ARGUMENT[leaf])
@@ -256,8 +256,9 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
     return False
 
 
-def _is_number_builtin(func: cst.BaseExpression, env: Env) -> bool:
-    return isinstance(func, cst.Name) and func.value in NUMBER_BUILTINS and env.binding(func) is None
+def _is_builtin(func: cst.BaseExpression, names: frozenset[str], env: Env) -> bool:
+    """A call of one of Python's builtins `names`, not shadowed here."""
+    return isinstance(func, cst.Name) and func.value in names and env.binding(func) is None
 
 
 _DIFFERENTIABLE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Modulo, cst.Power, cst.MatrixMultiply)
@@ -286,7 +287,7 @@ def _parts(node: cst.Call, env: Env) -> _Parts:
 def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
     qualified, method, leaf, _, _ = _parts(node, env)
     if gradient:
-        if isinstance(node.func, cst.Name) and qualified is None and node.func.value in BUILTINS_WITHOUT_GRADIENT and env.binding(node.func) is None:
+        if qualified is None and _is_builtin(node.func, BUILTINS_WITHOUT_GRADIENT, env):
             return False  # len(x), int(n)
         if leaf in FILL_ARGUMENT:
             fill = argument_at(node, FILL_ARGUMENT[leaf])

@@ -729,15 +729,7 @@ SELECTS: tuple[SelectFunction, ...] = (
     SelectFunction(kind="clamp", names=_names(jax="lax.clamp"), branches=(Arg(1, ("x", "operand")),)),
 )
 
-# Functions that never leak themselves: barriers, clamps that are gradient-safe by construction, and
-# the frameworks' own safe variants (their derivative is finite at their own pole).
-GRADIENT_SAFE: tuple[str, ...] = _expand(
-    "lax.stop_gradient tf.stop_gradient "
-    "tf.math.divide_no_nan tf.math.reciprocal_no_nan tf.math.xlogy tf.math.xlog1py tf.math.xdivy tf.math.l2_normalize "
-    "optax.safe_norm optax.safe_root_mean_squares optax.safe_int32_increment "
-    "torch.linalg.norm torch.linalg.vector_norm torch.norm torch.dist torch.cdist "
-) + ("jax_md.util.safe_mask", "jax_md.space.distance", "torch.nn.functional.normalize")
-# Of those, the ones whose result may feed an op that is singular where they reach their own pole:
+# Safe functions whose result may feed an op that is singular where they reach their own pole:
 # built on an outer where (`where(mask, fn(where(mask, x, p)), p)`), they zero the cotangent that
 # comes back there. Checked: `1 / distance(0)` has a finite gradient under jax.jit(jax.grad), and so
 # has torch.cdist; `1 / torch.linalg.norm(0)`, `1 / F.normalize(0).sum()`, `1 / divide_no_nan(0, 0)`,
@@ -746,6 +738,14 @@ GUARDS_ITS_RESULT: tuple[str, ...] = _expand("optax.safe_norm optax.safe_root_me
     "jax_md.util.safe_mask",
     "jax_md.space.distance",
 )
+# Functions that never leak themselves: barriers, clamps that are gradient-safe by construction, and
+# the frameworks' own safe variants (their derivative is finite at their own pole), those above among them.
+GRADIENT_SAFE: tuple[str, ...] = GUARDS_ITS_RESULT + _expand(
+    "lax.stop_gradient tf.stop_gradient "
+    "tf.math.divide_no_nan tf.math.reciprocal_no_nan tf.math.xlogy tf.math.xlog1py tf.math.xdivy tf.math.l2_normalize "
+    "optax.safe_int32_increment "
+    "torch.linalg.norm torch.linalg.vector_norm torch.norm torch.dist "
+) + ("torch.nn.functional.normalize",)
 GRADIENT_SAFE_METHODS: dict[str, tuple[str, ...]] = {"torch": ("detach", "clamp", "clamp_min", "clip", "norm")}
 
 # Constructors that read only the shape and dtype of their first argument: no cotangent flows into it,

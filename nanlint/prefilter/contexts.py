@@ -50,6 +50,11 @@ AUTOGRAD_BASE_ENDING = "Function"
 _SIGNS = (*PRIMAL_WORDS, AUTOGRAD_BASE_ENDING, *_NO_GRAD)
 
 
+def _reverse_mode_less(func: ast.AST) -> bool:
+    """`lax.while_loop` or a bare `while_loop`, not `tf.while_loop` or `torch.while_loop`."""
+    return isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and leaf_name(func.value) in _REVERSE_MODE_LESS_LOOPS)
+
+
 def may_have_contexts(text: str) -> bool:
     """Whether any code in `text` can be one that is never differentiated (substring tests only)."""
     return any(sign in text for sign in _SIGNS)
@@ -158,8 +163,7 @@ class Contexts:
         leaf = leaf_name(func) or (leaf_name(func.func) if isinstance(func, ast.Call) else None)
         if leaf in _WRAPPERS and isinstance(first, ast.Name):
             self._custom.add(first.id)  # custom_jvp(f), custom_gradient(...)(f), lower_fun(f)
-        jax_loop = isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and leaf_name(func.value) in _REVERSE_MODE_LESS_LOOPS)
-        if leaf in _LOOP_BODIES and jax_loop and len(arguments) > _LOOP_BODIES[leaf]:
+        if leaf in _LOOP_BODIES and _reverse_mode_less(func) and len(arguments) > _LOOP_BODIES[leaf]:
             body = arguments[_LOOP_BODIES[leaf]]
             if isinstance(body, ast.Name):
                 self._custom.add(body.id)
