@@ -24,6 +24,7 @@ from nanlint.analysis.names import (
     leaf_name,
     qualified_name,
 )
+from nanlint.analysis.reach import may_receive_cotangent
 from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, SiteKind
 from nanlint.analysis.syntax import (
     argument_at,
@@ -148,6 +149,7 @@ class Detector:
         self._code_cache: dict[int, str] = {}
         self._variables_of: dict[tuple, set[str]] = {}
         self._index_names: dict[int, frozenset[str]] = {}
+        self._excluded: dict[int, bool] = {}
         self.index = ScopeIndex(trees, self._may_select, list(defined), aliases or {})
 
     def index_names(self, scope: Scope) -> frozenset[str]:
@@ -195,7 +197,18 @@ class Detector:
         return range(self.lines.row(start), self.lines.row(end) + 1)
 
     def excluded(self, call: cst.Call) -> bool:
-        """Whether the call sits in code that is never differentiated (the prefilter's contexts)."""
+        """Whether the call sits in code that is never differentiated: the prefilter's contexts, or
+        a value none of whose uses can receive a cotangent (reach.py)."""
+        key = id(call)
+        if key not in self._excluded:
+            scope = self.index.scope_at(call)
+            self._excluded[key] = self._in_excluded_span(call) or not may_receive_cotangent(call, scope, self.index.parent, self._env_at)
+        return self._excluded[key]
+
+    def _env_at(self, node: cst.CSTNode) -> _Env:
+        return _Env(self, self.index.scope_at(node), self.place(node))
+
+    def _in_excluded_span(self, call: cst.Call) -> bool:
         if not self.never_differentiated:
             return False
         unit = self.index.tree_holding(call).unit

@@ -955,6 +955,13 @@ INTEGER_DTYPES: frozenset[str] = frozenset(
 CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
 # Metadata of an array, never its values: nothing flows through it to a gradient.
 METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
+# Uses that take a value out of the graph (analysis/reach.py): Python builtins that make a Python
+# value of a tensor (`float(t)` is `t.item()`), and variable assignments, through which TensorFlow
+# records no gradient (a later read of the variable is a gradient source of its own).
+PYTHON_VALUE_BUILTINS = frozenset({"bool", "int", "float", "complex", "len", "str", "repr", "print", "isinstance"})
+VARIABLE_ASSIGNMENTS = frozenset({"assign", "assign_add", "assign_sub"})
+# Calls that start reverse mode from the value given (`loss.backward()`, `torch.autograd.grad(loss, x)`).
+STARTS_REVERSE_MODE = frozenset({"backward", "grad", "gradient"})
 
 
 # Elementary functions by their last name, for the value-range test of a singular op's argument:

@@ -1,0 +1,163 @@
+"""Whether a value computed in a function can ever receive a cotangent.
+
+A select leaks only when reverse-mode autodiff sends a cotangent back into it. Some uses send none at
+all (not a zero, which would still meet an unselected branch's infinite derivative, but nothing),
+because they take the value out of the graph:
+- a Python test (`if`, `while`, `assert`, the test of `a if t else b`) reads a concrete value;
+- a comparison, `not`, a bitwise operator (on truth values and integers), an index;
+- an integer cast, a barrier, a function or method with no gradient path (`argmax`, `isnan`,
+  `.item()`, `.detach()`: `NO_GRADIENT_PATH`), a Python builtin (`float(t)`);
+- a variable assignment (`v.assign(x)`, `assign_add`, `assign_sub`): TensorFlow records no gradient
+  through it (run, also under XLA);
+- metadata (`x.shape`), and a value never used.
+Arithmetic, library calls, methods of the value, subscripts of it, tuples and locals carry the value
+on and are followed; anything else (a return, a call of user code, a store into an attribute or a
+container, a call made for its effect) may lead to a gradient. `round`, `floor` and `sign` are no
+cuts: they send a zero back.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+from nanlint.analysis.names import Scope
+from nanlint.analysis.syntax import argument_at
+from nanlint.analysis.tree import walk
+from nanlint.analysis.values import Env, is_integer_cast
+from nanlint.catalog.tables import (
+    FILL_ARGUMENT,
+    METADATA_ATTRS,
+    NO_GRADIENT_PATH,
+    PYTHON_VALUE_BUILTINS,
+    STARTS_REVERSE_MODE,
+    VARIABLE_ASSIGNMENTS,
+)
+from nanlint.limits import MAX_WAY
+
+_BITWISE = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift)
+# Nodes whose value holds their operand's: the walk goes on from them.
+_CARRY = (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Element, cst.Tuple, cst.List, cst.StarredElement)
+_TESTS = (cst.If, cst.While, cst.Assert)
+_LEAVES = (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.Slice)
+# Spellings of a name that store into it rather than read it.
+_STORES = (cst.AssignTarget, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName)
+
+
+def may_receive_cotangent(
+    node: cst.BaseExpression, scope: Scope, parent: dict[int, cst.CSTNode], env_at: Callable[[cst.CSTNode], Env]
+) -> bool:
+    """False when every use of `node`'s value, followed through the locals of its function, takes
+    it out of the graph. `parent`: each node's parent; `env_at`: the environment seen from a node.
+    Values outside a function (module code, a lambda's body) are not answered: True."""
+    if not isinstance(scope.node, cst.FunctionDef):
+        return True
+    return _Walk(scope, parent, env_at).flows(node, frozenset())
+
+
+class _Walk:
+    def __init__(self, scope: Scope, parent: dict[int, cst.CSTNode], env_at: Callable[[cst.CSTNode], Env]) -> None:
+        self.scope = scope
+        self.parent = parent
+        self.env_at = env_at
+
+    def flows(self, node: cst.CSTNode, followed: frozenset[str]) -> bool:
+        current: cst.CSTNode | bool = node
+        while not isinstance(current, bool):
+            up = self.parent.get(id(current))
+            current = True if up is None else self._step(current, up, followed)
+        return current
+
+    def _step(self, node: cst.CSTNode, up: cst.CSTNode, followed: frozenset[str]) -> cst.CSTNode | bool:
+        """What `up` does with the value of its child `node`: True (it may reach a gradient), False
+        (it leaves the graph there), or the node whose value carries it on (the walk goes on there)."""
+        if isinstance(up, _TESTS) or (isinstance(up, cst.IfExp) and node is up.test):
+            return False
+        if isinstance(up, _LEAVES):
+            return False
+        if isinstance(up, cst.UnaryOperation) and isinstance(up.operator, (cst.Not, cst.BitInvert)):
+            return False
+        if isinstance(up, cst.BinaryOperation) and isinstance(up.operator, _BITWISE):
+            return False
+        if isinstance(up, (*_CARRY, cst.IfExp)):
+            return up
+        if isinstance(up, cst.Subscript):
+            return up if node is up.value else False
+        if isinstance(up, cst.Attribute) and node is up.value:
+            return self._attribute(up)
+        if isinstance(up, cst.Arg) and node is up.value:
+            return self._argument(up)
+        if isinstance(up, cst.Expr):
+            return isinstance(node, cst.Call)  # a call made for its effect (`loss.backward()`) may differentiate
+        if isinstance(up, (cst.Assign, cst.AnnAssign)) and node is up.value:
+            return self._assigned(up, followed)
+        return True
+
+    def _attribute(self, up: cst.Attribute) -> cst.CSTNode | bool:
+        call = self.parent.get(id(up))
+        if not (isinstance(call, cst.Call) and call.func is up):
+            return False if up.attr.value in METADATA_ATTRS else up  # `x.shape`; `x.T` carries it
+        method = up.attr.value
+        if method in STARTS_REVERSE_MODE or method in VARIABLE_ASSIGNMENTS:
+            return True
+        if method in NO_GRADIENT_PATH or is_integer_cast(call, method):
+            return False  # x.item(), x.detach(), x.long()
+        return call  # x.sum(), x.reshape(...): a method of the value carries it
+
+    def _argument(self, arg: cst.Arg) -> cst.CSTNode | bool:
+        call = self.parent.get(id(arg))
+        if not isinstance(call, cst.Call):
+            return True
+        env = self.env_at(call)
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in PYTHON_VALUE_BUILTINS and env.binding(func) is None:
+            return False  # float(t), len(t)
+        qualified = env.qualified(func)
+        leaf = qualified.rsplit(".", 1)[-1] if qualified else func.attr.value if isinstance(func, cst.Attribute) else None
+        if leaf in STARTS_REVERSE_MODE:
+            return True
+        if leaf in VARIABLE_ASSIGNMENTS and isinstance(func, cst.Attribute):
+            return False  # v.assign(x), tf.compat.v1.assign(v, x), self.assign_sub(v, x)
+        if qualified is None:
+            return True  # user code, or a method of another object: it may keep the value
+        if leaf in FILL_ARGUMENT:
+            return call if arg.value is argument_at(call, FILL_ARGUMENT[leaf]) else False
+        if leaf in NO_GRADIENT_PATH or is_integer_cast(call, leaf):
+            return False
+        return call  # a library function's result carries its arguments
+
+    def _assigned(self, statement: cst.Assign | cst.AnnAssign, followed: frozenset[str]) -> bool:
+        """`name = value`: the value may reach a gradient if a use of `name` in the function may."""
+        targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+        if not all(isinstance(t, cst.Name) for t in targets):
+            return True  # `self.x = v`, `a[i] = v`, `a, b = v`: kept where the walk does not follow
+        names = {t.value for t in targets} - followed
+        if not names:
+            return False  # a name already followed (`x = x * 2` in a loop): its other uses answer
+        if len(followed) >= MAX_WAY:
+            return True
+        followed = followed | names
+        return any(self.flows(use, followed) for use in self._reads(names))
+
+    def _reads(self, names: set[str]) -> list[cst.Name]:
+        """Every `Name` in the function spelled as one of `names` that reads it."""
+        return [
+            node
+            for node in walk(self.scope.node)
+            if isinstance(node, cst.Name) and node.value in names and _reads(node, self.parent.get(id(node)))
+        ]
+
+
+def _reads(name: cst.Name, up: Optional[cst.CSTNode]) -> bool:
+    """Whether `name` is read there: not a store, an attribute (`a.name`), a keyword (`f(name=...)`),
+    a parameter or a def's name."""
+    if isinstance(up, _STORES):
+        return name is not getattr(up, "target", getattr(up, "name", None))
+    if isinstance(up, cst.Attribute):
+        return name is not up.attr
+    if isinstance(up, cst.Arg):
+        return name is not up.keyword
+    if isinstance(up, (cst.Param, cst.FunctionDef, cst.ClassDef)):
+        return name is not up.name
+    return True

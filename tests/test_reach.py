@@ -1,0 +1,76 @@
+"""Which uses take a value out of the graph (analysis/reach.py), read by the real libcst analysis."""
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from nanlint.analysis.analyse import analyse_whole_file
+from nanlint.analysis.reach import may_receive_cotangent
+from nanlint.analysis.tree import walk
+from nanlint.catalog.lookup import Catalog
+from nanlint.config.settings import Settings
+
+
+def reaches(body: str) -> bool:
+    """Whether the value of `v = jnp.sqrt(x)`, used as `body` says, may receive a cotangent."""
+    source = "import jax.numpy as jnp\nimport torch\nimport tensorflow as tf\nfrom jax import lax\n"
+    source += "def f(x, var, a, lst):\n    v = jnp.sqrt(x)\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    detector = analyse_whole_file(source, Catalog(Settings()))
+    value = next(n for t in detector.trees for n in walk(t.module) if isinstance(n, cst.Call) and detector.code(n) == "jnp.sqrt(x)")
+    env_at = detector._env_at
+    return may_receive_cotangent(value, detector.index.scope_at(value), detector.index.parent, env_at)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if v.sum() > 1:\n    raise ValueError\n",
+        "while v.max() > 1:\n    x = x / 2\n",
+        "assert jnp.all(v >= 0)\n",
+        "return x if v > 1 else -x\n",
+        "return ~v, not v, v & a\n",
+        "return a[v]\n",
+        "return a[jnp.argmin(v * 2, axis=-1)]\n",
+        "return v.shape[0] + v.dtype.itemsize\n",
+        "return float(v.mean()), int(v), len(v)\n",
+        "return v.item(), v.detach(), v.long(), v.astype(jnp.int32)\n",
+        "return lax.stop_gradient(v) + x\n",
+        "var.assign(var - 0.1 * v)\n",
+        "w = v * 2\nupdate = var.assign_sub(w)\nreturn tf.group(update)\n",
+        "pass\n",
+        "for _ in range(3):\n    v = v * 2\nif v.sum() > 0:\n    return x\n",
+    ],
+)
+def test_uses_that_send_no_cotangent(body: str) -> None:
+    assert not reaches(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return v\n",
+        "w = v * 2\nreturn w\n",
+        "return jnp.round(v)\n",  # round sends a zero back: 0 * inf in the op
+        "return jnp.full_like(x, v)\n",  # the fill value carries the gradient
+        "a.b = v\n",
+        "lst.append(v)\n",
+        "return {'v': v}\n",
+        "yield v\n",
+        "return lambda: v\n",
+        "v.sum().backward()\n",
+        "return torch.autograd.grad(v.sum(), x)\n",
+        "return helper(v)\n",
+        "w, u = v, x\nreturn w\n",
+        "for _ in range(3):\n    v = v * 2\nreturn v\n",
+        "if v.sum() > 0:\n    return v\n",
+    ],
+)
+def test_uses_that_may_reach_a_gradient(body: str) -> None:
+    assert reaches(body)
+
+
+def test_module_code_is_not_answered() -> None:
+    detector = analyse_whole_file("import jax.numpy as jnp\nv = jnp.sqrt(x)\nif v > 0:\n    pass\n", Catalog(Settings()))
+    value = next(n for t in detector.trees for n in walk(t.module) if isinstance(n, cst.Call))
+    assert may_receive_cotangent(value, detector.index.scope_at(value), detector.index.parent, detector._env_at)
