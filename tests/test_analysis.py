@@ -171,7 +171,8 @@ def test_what_is_configuration(expression: str, configuration: bool) -> None:
         ("len(x) - 1", False),
         ("jnp.full_like(x, 2.0)", False),
         ("jnp.full_like(x, s)", True),  # the fill value is data
-        ("jnp.floor(x)", True),  # torch sends a zero back through floor: an op inside still multiplies it
+        ("jnp.floor(x)", False),  # JAX's derivative of floor is a symbolic zero: nothing flows back
+        ("x.floor()", True),  # torch sends a zero back through floor: an op inside still multiplies it
         ("x / n", True),
         ("total / jnp.sum(x > 0)", True),  # the masked mean: the count carries none, the total does
     ],

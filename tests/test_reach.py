@@ -36,6 +36,7 @@ def reaches(body: str) -> bool:
         "return float(v.mean()), int(v), len(v)\n",
         "return v.item(), v.detach(), v.long(), v.astype(jnp.int32)\n",
         "return lax.stop_gradient(v) + x\n",
+        "return jnp.floor(v), jnp.sign(v), tf.math.round(v)\n",  # JAX and TensorFlow send nothing back
         "var.assign(var - 0.1 * v)\n",
         "w = v * 2\nupdate = var.assign_sub(w)\nreturn tf.group(update)\n",
         "pass\n",
@@ -51,7 +52,8 @@ def test_uses_that_send_no_cotangent(body: str) -> None:
     [
         "return v\n",
         "w = v * 2\nreturn w\n",
-        "return jnp.round(v)\n",  # round sends a zero back: 0 * inf in the op
+        "return torch.round(v)\n",  # torch sends a zero back through round: 0 * inf in the op
+        "return tf.math.sign(v)\n",  # and TensorFlow through sign
         "return jnp.full_like(x, v)\n",  # the fill value carries the gradient
         "a.b = v\n",
         "lst.append(v)\n",

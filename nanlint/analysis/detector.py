@@ -39,12 +39,12 @@ from nanlint.analysis.values import (
     can_reach,
     carried_value,
     carries_gradient,
+    cuts_gradient,
     constant_value,
     depends_on_data,
     is_configuration,
     is_epsilon,
     is_epsilon_shifted,
-    is_integer_cast,
     value_range,
 )
 from nanlint.catalog.intervals import IntervalSet
@@ -54,7 +54,6 @@ from nanlint.catalog.tables import (
     GATHERS,
     LOWER_CLAMPS,
     LOWER_KEYWORDS,
-    NO_GRADIENT_PATH,
     OPS,
     SHAPE_ARG,
     UPPER_CLAMPS,
@@ -688,9 +687,9 @@ class _BranchSearch(cst.CSTVisitor):
         qualified = env.qualified(node.func)
         if detector._is_select_or_barrier(node, qualified, env):
             return False
-        leaf = leaf_name(node.func) or ""
-        if leaf in NO_GRADIENT_PATH or is_integer_cast(node, leaf):
-            return False  # argmax(x), x.long(): no gradient flows back through them
+        leaf = leaf_name(node.func)
+        if cuts_gradient(node, leaf, qualified):
+            return False  # argmax(x), x.long(), jnp.floor(x): no gradient flows back through them
         if leaf in GATHERS:
             # gather(x, 1, idx), x.take(idx): the indices receive no gradient.
             values = positional(node)

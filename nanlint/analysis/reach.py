@@ -6,14 +6,14 @@ because they take the value out of the graph:
 - a Python test (`if`, `while`, `assert`, the test of `a if t else b`) reads a concrete value;
 - a comparison, `not`, a bitwise operator (on truth values and integers), an index;
 - an integer cast, a barrier, a function or method with no gradient path (`argmax`, `isnan`,
-  `.item()`, `.detach()`: `NO_GRADIENT_PATH`), a Python builtin (`float(t)`);
+  `.item()`, `.detach()`, JAX's `floor`: `values.cuts_gradient`), a Python builtin (`float(t)`);
 - a variable assignment (`v.assign(x)`, `assign_add`, `assign_sub`): TensorFlow records no gradient
   through it (run, also under XLA);
 - metadata (`x.shape`), and a value never used.
 Arithmetic, library calls, methods of the value, subscripts of it, tuples and locals carry the value
 on and are followed; anything else (a return, a call of user code, a store into an attribute or a
-container, a call made for its effect) may lead to a gradient. `round`, `floor` and `sign` are no
-cuts: they send a zero back.
+container, a call made for its effect) may lead to a gradient. torch's `round`, `floor` and `sign`
+are no cuts: they send a zero back.
 """
 
 from __future__ import annotations
@@ -25,11 +25,10 @@ import libcst as cst
 from nanlint.analysis.names import Scope
 from nanlint.analysis.syntax import argument_at
 from nanlint.analysis.tree import walk
-from nanlint.analysis.values import Env, is_integer_cast
+from nanlint.analysis.values import Env, cuts_gradient
 from nanlint.catalog.tables import (
     FILL_ARGUMENT,
     METADATA_ATTRS,
-    NO_GRADIENT_PATH,
     PYTHON_VALUE_BUILTINS,
     STARTS_REVERSE_MODE,
     VARIABLE_ASSIGNMENTS,
@@ -101,7 +100,7 @@ class _Walk:
         method = up.attr.value
         if method in STARTS_REVERSE_MODE or method in VARIABLE_ASSIGNMENTS:
             return True
-        if method in NO_GRADIENT_PATH or is_integer_cast(call, method):
+        if cuts_gradient(call, method, None):
             return False  # x.item(), x.detach(), x.long()
         return call  # x.sum(), x.reshape(...): a method of the value carries it
 
@@ -123,7 +122,7 @@ class _Walk:
             return True  # user code, or a method of another object: it may keep the value
         if leaf in FILL_ARGUMENT:
             return call if arg.value is argument_at(call, FILL_ARGUMENT[leaf]) else False
-        if leaf in NO_GRADIENT_PATH or is_integer_cast(call, leaf):
+        if cuts_gradient(call, leaf, qualified):
             return False
         return call  # a library function's result carries its arguments
 

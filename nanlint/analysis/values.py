@@ -49,6 +49,7 @@ from nanlint.catalog.tables import (
     LOWER_REDUCTIONS,
     METADATA_ATTRS,
     NO_GRADIENT_PATH,
+    NO_GRADIENT_PATH_IN,
     NUMBER_BUILTINS,
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
@@ -60,6 +61,7 @@ from nanlint.catalog.tables import (
     UPPER_CLAMPS,
     UPPER_KEYWORDS,
     UPPER_REDUCTIONS,
+    framework_of,
 )
 from nanlint.limits import BINDING_COST, MAX_DEPTH
 
@@ -292,7 +294,7 @@ def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
         if leaf in FILL_ARGUMENT:
             fill = argument_at(node, FILL_ARGUMENT[leaf])
             return fill is None or _data(fill, env, depth + 1, gradient)
-        if leaf in NO_GRADIENT_PATH or leaf in STOP_GRADIENT or is_integer_cast(node, leaf or ""):
+        if cuts_gradient(node, leaf, qualified):
             return False
     if gradient and method in SHAPE_ONLY_METHODS:
         return _data(node.func.value, env, depth + 1, gradient)
@@ -318,6 +320,18 @@ def _dtype_argument(call: cst.Call, leaf: Optional[str], method: bool) -> Option
 
 def _is_dtype_keyword(arg: cst.Arg) -> bool:
     return arg.keyword is not None and arg.keyword.value == "dtype"
+
+
+def cuts_gradient(call: cst.Call, leaf: Optional[str], qualified: Optional[str]) -> bool:
+    """No gradient at all flows back through the call into its arguments, not even a zero: a
+    barrier, an integer or truth-valued result, a function without a derivative (`argmax`), and
+    in JAX and TensorFlow their rounding functions (`NO_GRADIENT_PATH_IN`; torch sends a zero)."""
+    if leaf is None:
+        return False
+    if leaf in NO_GRADIENT_PATH or is_integer_cast(call, leaf):
+        return True
+    framework = framework_of(qualified) if qualified is not None else None
+    return framework is not None and leaf in NO_GRADIENT_PATH_IN.get(framework, ())
 
 
 def is_integer_cast(call: cst.Call, leaf: str) -> bool:

@@ -945,6 +945,12 @@ CASTS = frozenset({"astype", "cast", "to", "type"})
 # them: torch (and TensorFlow's `sign`) send a zero back, and an op inside still multiplies it by
 # its own derivative (0 * inf).
 NO_GRADIENT_PATH: frozenset[str] = NON_DIFFERENTIABLE - frozenset("round rint floor ceil trunc fix sign signbit".split())
+# ... but JAX defines their derivative as a symbolic zero and TensorFlow (`sign` aside) as `None`:
+# nothing at all flows back, so in those frameworks they cut the graph too (run under XLA).
+NO_GRADIENT_PATH_IN: dict[str, frozenset[str]] = {
+    "jax": frozenset("round rint floor ceil trunc fix sign".split()),
+    "tensorflow": frozenset("round rint floor ceil".split()),
+}
 # Dtypes of values without a gradient: a cast to one (`x.astype(jnp.int32)`, `x.long()`) ends the way.
 INTEGER_DTYPES: frozenset[str] = frozenset(
     "int8 int16 int32 int64 uint8 uint16 uint32 uint64 int long short byte bool bool_".split()

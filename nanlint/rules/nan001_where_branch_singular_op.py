@@ -110,11 +110,15 @@ class WhereBranchSingularOp(Rule):
             "import tensorflow as tf\ndef apply(var, w_norm, g_norm):\n    ratio = tf.where(g_norm > 0, w_norm / g_norm, 1.0)\n"
             "    var.assign(var - ratio)\n"
         ),
+        # JAX defines the derivative of `floor` as a symbolic zero: nothing flows back into `sqrt`.
+        Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.floor(jnp.sqrt(x)), 0.0)\n"),
         Valid("import torch\ndef pivot(d, b):\n    inv = torch.where(d > 0, 1 / d, 0.0)\n    return torch.argmin(inv * b, dim=-1)\n"),
         Valid("import jax.numpy as jnp\ndef check(x):\n    r = jnp.where(x > 0, jnp.log(x), 0.0)\n    if r.sum() > 10:\n        raise ValueError\n"),
     )
     INVALID = (
-        # `round` sends a zero back (not nothing), and `backward()` starts reverse mode from the value.
+        # torch's `floor` and `round` send a zero back (not nothing): 0 * inf in the op; and
+        # `backward()` starts reverse mode from the value.
+        Invalid("import torch\ntorch.where(x > 0, torch.floor(torch.sqrt(x)), 0.0)\n", line=2),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    return torch.round(y)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    y.sum().backward()\n", line=3),
         Invalid(
