@@ -173,12 +173,14 @@ def test_what_is_configuration(expression: str, configuration: bool) -> None:
         ("jnp.full_like(x, s)", True),  # the fill value is data
         ("jnp.floor(x)", False),  # JAX's derivative of floor is a symbolic zero: nothing flows back
         ("x.floor()", True),  # torch sends a zero back through floor: an op inside still multiplies it
+        ("np.asarray(x) * 2", False),  # NumPy and `math` compute on the host: no framework records them
+        ("math.sqrt(s)", False),
         ("x / n", True),
         ("total / jnp.sum(x > 0)", True),  # the masked mean: the count carries none, the total does
     ],
 )
 def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
-    value, env = returned(f"import jax.numpy as jnp\ndef f(x, s, table, k, n: int):\n    total = table[k] * s\n    return {expression}\n")
+    value, env = returned(f"import math\nimport numpy as np\nimport jax.numpy as jnp\ndef f(x, s, table, k, n: int):\n    total = table[k] * s\n    return {expression}\n")
     assert carries_gradient(value, env) is carries
 
 

@@ -447,9 +447,9 @@ class Detector:
 
     def _leaks(self, node: cst.CSTNode, arg: cst.BaseExpression, domain: IntervalSet, op: SingularOp, env: _Env) -> bool:
         """Whether the op at `node` can leak: its argument varies, a gradient can flow through one of
-        its inputs (`total / count` leaks through `total` when `count` is a count), no guard keeps
-        it off its pole, and its values can reach the pole."""
-        if not depends_on_data(arg, env) or not carries_gradient(node, env):
+        its inputs (`total / count` leaks through `total` when `count` is a count; `x % n` only
+        through `n`), no guard keeps it off its pole, and its values can reach the pole."""
+        if not depends_on_data(arg, env) or not carries_gradient(arg if op.only_through_arg else node, env):
             return False
         # A safe value keeps a pole away (`log(where(x > 0, x, 1.0))`), but not an overflow: the
         # mask is rarely about how large the values get (`expm1(where(z > 0, z, 1.0))`), so there

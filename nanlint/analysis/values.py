@@ -42,6 +42,7 @@ from nanlint.catalog.tables import (
     DTYPE_ARGUMENT_OF_FUNCTION,
     DTYPE_ARGUMENT_OF_METHOD,
     FILL_ARGUMENT,
+    HOST_MODULES,
     INCREASING_FUNCTIONS,
     INTEGER_DTYPES,
     LOWER_CLAMPS,
@@ -324,14 +325,17 @@ def _is_dtype_keyword(arg: cst.Arg) -> bool:
 
 def cuts_gradient(call: cst.Call, leaf: Optional[str], qualified: Optional[str]) -> bool:
     """No gradient at all flows back through the call into its arguments, not even a zero: a
-    barrier, an integer or truth-valued result, a function without a derivative (`argmax`), and
-    in JAX and TensorFlow their rounding functions (`NO_GRADIENT_PATH_IN`; torch sends a zero)."""
+    barrier, an integer or truth-valued result, a function without a derivative (`argmax`), a
+    NumPy or `math` function (`HOST_MODULES`), and in JAX and TensorFlow their rounding functions
+    (`NO_GRADIENT_PATH_IN`; torch sends a zero)."""
     if leaf is None:
         return False
     if leaf in NO_GRADIENT_PATH or is_integer_cast(call, leaf):
         return True
-    framework = framework_of(qualified) if qualified is not None else None
-    return framework is not None and leaf in NO_GRADIENT_PATH_IN.get(framework, ())
+    if qualified is None:
+        return False
+    framework = framework_of(qualified)
+    return qualified.split(".", 1)[0] in HOST_MODULES or (framework is not None and leaf in NO_GRADIENT_PATH_IN.get(framework, ()))
 
 
 def is_integer_cast(call: cst.Call, leaf: str) -> bool:

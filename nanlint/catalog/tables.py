@@ -129,6 +129,9 @@ class SingularOp:
     safe_in: tuple[str, ...] = ()  # frameworks where this op is gradient-safe (facts for the docs)
     guard_keywords: tuple[str, ...] = ()  # a keyword that clamps internally (torch.logit(x, eps=...))
     elementwise: bool = True
+    # The derivative in the other inputs stays finite at the pole (d/dx (x mod y) = 1; run in all
+    # three): only a gradient through the singular argument leaks.
+    only_through_arg: bool = False
     # Which bound of a clamp (maximum = "low", minimum = "high") can be chosen near the leak domain,
     # leaving the op unselected there: sqrt tends to 0 (a lower bound catches it), exp to +inf.
     clamp_side: str = "both"
@@ -348,6 +351,7 @@ OPS: tuple[SingularOp, ...] = (
         arg=SECOND,
         method_arg=Arg(0, ("other",)),
         operator="%",
+        only_through_arg=True,
         domain=_NONZERO,
     ),
     SingularOp(
@@ -951,6 +955,9 @@ NO_GRADIENT_PATH_IN: dict[str, frozenset[str]] = {
     "jax": frozenset("round rint floor ceil trunc fix sign".split()),
     "tensorflow": frozenset("round rint floor ceil".split()),
 }
+# Modules that compute on the host: their results are NumPy arrays or Python numbers, which no
+# framework records a gradient through (given a traced value, they fail).
+HOST_MODULES = frozenset({"numpy", "math", "scipy"})
 # Dtypes of values without a gradient: a cast to one (`x.astype(jnp.int32)`, `x.long()`) ends the way.
 INTEGER_DTYPES: frozenset[str] = frozenset(
     "int8 int16 int32 int64 uint8 uint16 uint32 uint64 int long short byte bool bool_".split()

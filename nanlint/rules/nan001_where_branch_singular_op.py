@@ -112,6 +112,9 @@ class WhereBranchSingularOp(Rule):
         ),
         # JAX defines the derivative of `floor` as a symbolic zero: nothing flows back into `sqrt`.
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.floor(jnp.sqrt(x)), 0.0)\n"),
+        # `x % m` leaks only through `m` (d/dx is 1); a NumPy value carries no gradient.
+        Valid("import jax\nimport jax.numpy as jnp\ndef wrap(x, L):\n    m = jax.lax.stop_gradient(L)\n    return jnp.where(L > 0, x % m, x)\n"),
+        Valid("import jax.numpy as jnp\nimport numpy as np\ndef f(x, L):\n    m = np.asarray(L)\n    return jnp.where(L > 0, jnp.sqrt(m), x)\n"),
         Valid("import torch\ndef pivot(d, b):\n    inv = torch.where(d > 0, 1 / d, 0.0)\n    return torch.argmin(inv * b, dim=-1)\n"),
         Valid("import jax.numpy as jnp\ndef check(x):\n    r = jnp.where(x > 0, jnp.log(x), 0.0)\n    if r.sum() > 10:\n        raise ValueError\n"),
     )
@@ -119,6 +122,7 @@ class WhereBranchSingularOp(Rule):
         # torch's `floor` and `round` send a zero back (not nothing): 0 * inf in the op; and
         # `backward()` starts reverse mode from the value.
         Invalid("import torch\ntorch.where(x > 0, torch.floor(torch.sqrt(x)), 0.0)\n", line=2),
+        Invalid("import jax.numpy as jnp\ndef wrap(x, L):\n    return jnp.where(L > 0, x % L, x)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    return torch.round(y)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    y.sum().backward()\n", line=3),
         Invalid(
