@@ -213,6 +213,12 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("x.where(x > 0, 1.0)", 0.0, INF),  # torch's method form
         ("jnp.where(x > 0, 1.0, x)", -INF, 1.0),
         ("jnp.sin(x) + 2", 1.0, 3.0),
+        # A count goes up from its start, when its step is positive.
+        ("jnp.arange(1, x.shape[0])", 1.0, INF),
+        ("jnp.arange(x.shape[0], dtype=jnp.float32)", 0.0, INF),
+        ("jnp.arange(1, 9, 2)", 1.0, INF),
+        ("jnp.arange(9, 1, -1)", -INF, INF),
+        ("jnp.arange(1, 9, x)", -INF, INF),
     ],
 )
 def test_value_ranges(expression: str, low: float, high: float) -> None:

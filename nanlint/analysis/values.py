@@ -54,6 +54,7 @@ from nanlint.catalog.tables import (
     NUMBER_BUILTINS,
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
+    RANGES,
     SCALAR_ANNOTATIONS,
     SHAPE_ONLY_METHODS,
     STOP_GRADIENT,
@@ -420,7 +421,20 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         return Interval(bound[0], INF, bound[1], False)
     if leaf in ("power", "pow") and operand is not None and len(extra) == 1:
         return _power_range(operand, extra[0], env, depth + 1)
+    if leaf in RANGES and qualified is not None:
+        return _arange_range(node, env)
     return _UNKNOWN
+
+
+def _arange_range(node: cst.Call, env: Env) -> Interval:
+    """`arange(n)` counts up from 0, `arange(a, b)` from a constant `a`: no value is below its
+    start when the step is positive (a positive constant, or none)."""
+    values = positional(node)
+    step = values[2] if len(values) > 2 else keyword_value(node, ("step", "delta"))
+    if step is not None and not (constant_value(step, env) or 0.0) > 0:
+        return _UNKNOWN
+    start = constant_value(values[0], env) if len(values) > 1 else 0.0
+    return Interval(start, INF) if start is not None else _UNKNOWN
 
 
 def _sum_range(terms: Interval) -> Interval:
