@@ -10,24 +10,31 @@ class ClampBoundAtPole(Rule):
 
     ## Why is this bad?
     The clamp looks like a guard, but it is a select: where `x` is below the bound, the clamp outputs
-    the bound and passes a zero gradient back to `x`. The op is then evaluated exactly at its pole,
-    where its derivative is infinite, and autodiff multiplies `0 * inf`: the gradient of `x` is NaN for
-    every clamped element. A bound strictly inside the op's domain avoids the pole.
+    the bound. The op is then evaluated exactly at its pole, where its derivative is infinite, and
+    JAX's clamps (`maximum`, `clip`) multiply the infinite cotangent that comes back by a zero mask:
+    `0 * inf`, so the gradient of `x` is NaN for every clamped element. A bound strictly inside the
+    op's domain avoids the pole.
+
+    PyTorch's and TensorFlow's clamps select the cotangent instead of multiplying it (run): below the
+    bound the gradient is 0, and on the bound it is infinite, and NaN once anything downstream
+    multiplies it by 0. Values land exactly on the bound more often than it seems: by rounding
+    (`acos(clip(z / r, -1, 1))` near the axis in float32, where the true derivative is finite) and
+    at degenerate inputs (a zero discriminant, coincident points).
 
     ## Example
     ```python
-    import torch
+    import jax.numpy as jnp
 
     def hellinger(p, q):
-        return (1 - (p * q).sum(-1)).clamp_min(0).sqrt()
+        return jnp.sqrt(jnp.maximum(1 - (p * q).sum(-1), 0.0))
     ```
 
     Use instead:
     ```python
-    import torch
+    import jax.numpy as jnp
 
     def hellinger(p, q):
-        return (1 - (p * q).sum(-1)).clamp_min(1e-12).sqrt()
+        return jnp.sqrt(jnp.maximum(1 - (p * q).sum(-1), 1e-12))
     ```
     or a double where, when the value at the pole must stay exact.
 
@@ -45,7 +52,7 @@ class ClampBoundAtPole(Rule):
     FIXABLE = False
     NAME = "clamp-bound-at-pole"
     SUMMARY = "Singular op applied to a clamp whose bound is the op's pole"
-    MESSAGE = "`{op}` is evaluated at its pole wherever `{select}` clamps to {admitted}: the clamp's zero gradient meets {why}; use a bound inside the domain"
+    MESSAGE = "`{op}` is evaluated at its pole wherever `{select}` clamps to {admitted}: {why}; use a bound inside the domain"
     VALID = (
         Valid("import jax.numpy as jnp\njnp.sqrt(jnp.maximum(x, 1e-12))\n"),
         Valid("import jax.numpy as jnp\njnp.log(jnp.clip(x, 1e-6, 1.0))\n"),
@@ -53,7 +60,9 @@ class ClampBoundAtPole(Rule):
     )
     INVALID = (
         Invalid("import jax.numpy as jnp\ny = jnp.sqrt(jnp.maximum(x, 0.0))\n", line=2),
-        Invalid("import torch\ny = (1 - x).clamp_min(0).sqrt()\n", line=2),
         Invalid("import jax.numpy as jnp\ny = jnp.arcsin(jnp.clip(x, -1.0, 1.0))\n", line=2),
+        Invalid("import jax.numpy as jnp\ny = jnp.log(jnp.maximum(0.0, x))\n", line=2),
+        # torch and TensorFlow: infinite on the bound (not NaN below it).
+        Invalid("import torch\ny = (1 - x).clamp_min(0).sqrt()\n", line=2),
         Invalid("import tensorflow as tf\ny = tf.math.log(tf.maximum(0.0, x))\n", line=2),
     )
