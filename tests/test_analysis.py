@@ -270,6 +270,18 @@ def test_affine_bases_map_a_leak_domain_to_the_variable() -> None:
     assert bases["x"] == IntervalSet.point(-1.0)  # -x - 1 == 0 at x = -1
 
 
+def test_a_local_is_read_through_what_it_was_assigned_and_compared_as_a_difference() -> None:
+    # `d = hi - lo`, then `x / d` under `where(lo == hi, ...)`: the condition is about `d`.
+    value, env = returned("def f(hi, lo):\n    d = hi - lo\n    return d\n")
+    bases = [env.code(var) for var, _ in affine_base(value, env)]
+    assert bases == ["d", "hi - lo"]
+    cond, env = returned("def f(hi, lo):\n    return lo == hi\n")
+    assert selected_values(cond, "hi - lo", env) == IntervalSet.point(0.0)
+    cond, env = returned("def f(hi, lo):\n    return lo < hi\n")
+    assert selected_values(cond, "hi - lo", env) == IntervalSet.above(0.0, closed=False)
+    assert selected_values(cond, "lo - hi", env) == IntervalSet.below(0.0, closed=False)
+
+
 # --- intervals --------------------------------------------------------------------------------------
 def test_interval_set_algebra() -> None:
     nonpositive = IntervalSet.below(0.0, closed=True)

@@ -73,8 +73,8 @@ def selected_values(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0)
 
 
 def _condition_local(name: cst.Name, env: Env) -> Optional[cst.BaseExpression]:
-    """What a local condition was assigned; not a rebinding of itself (`m = m & c`), whose earlier
-    value is not the one seen from here."""
+    """What a local (a condition, or a variable it is about) was assigned; not a rebinding of itself
+    (`m = m & c`), whose earlier value is not the one seen from here."""
     binding = env.binding(name)
     if binding is None or binding.value is None or binding.imported is not None or binding.augmented is not None:
         return None
@@ -112,6 +112,11 @@ def _compare(left, operator: type, right, var: str, env: Env) -> Optional[Interv
         subject = right
         operator = _MIRROR[operator]
     if constant is None:
+        # `a < b` is `a - b < 0`: about the difference, when that is the variable.
+        if var == f"{env.code(right)} - {env.code(left)}":
+            return _COMPARE[operator](0.0)
+        if var == f"{env.code(left)} - {env.code(right)}":
+            return _COMPARE[_MIRROR[operator]](0.0)
         return None
     selected = _COMPARE[operator](constant)
     if env.code(subject) == var:
@@ -160,14 +165,20 @@ def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[IntervalSet
     return None
 
 
-def affine_base(arg: cst.BaseExpression, env: Env) -> list[tuple[cst.BaseExpression, Callable[[IntervalSet], IntervalSet]]]:
+def affine_base(
+    arg: cst.BaseExpression, env: Env, hops: int = 0
+) -> list[tuple[cst.BaseExpression, Callable[[IntervalSet], IntervalSet]]]:
     """Ways to read `arg` as a shifted variable: each (variable, map from arg-space to variable-space).
 
-    For `log(x - 1)` the leak domain {0} of the argument is {1} for x; `-x - 1` reads through both steps.
+    For `log(x - 1)` the leak domain {0} of the argument is {1} for x; `-x - 1` reads through both steps,
+    and a local through what it was assigned (`d = hi - lo`, then `x / d`).
     """
     out = [(arg, lambda d: d)]
+    if isinstance(arg, cst.Name):
+        value = _condition_local(arg, env) if hops < _LOCAL_HOPS else None
+        return out + (affine_base(value, env, hops + 1) if value is not None else [])
     for var, to_var in _one_step(arg, env):
-        out += [(inner, lambda d, f=to_var, g=to_inner: g(f(d))) for inner, to_inner in affine_base(var, env)]
+        out += [(inner, lambda d, f=to_var, g=to_inner: g(f(d))) for inner, to_inner in affine_base(var, env, hops)]
     return out
 
 

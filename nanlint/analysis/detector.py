@@ -234,18 +234,41 @@ class Detector:
                 others = [b for b in branches if b is not branch]
                 if select_fn.kind == "where" and all(self._nonfinite_constant(b.expr, env) for b in others):
                     continue  # where(scale > 0, logpdf, nan): the output is not finite there anyway
-                for use in self._uses(branch.expr, env, scope):
+                search = _BranchSearch(self, env, scope, set(), 0)
+                visit(branch.expr, search)
+                uses = [(None, use) for use in search.uses] + self._nested_uses(search.selects, branch, env, scope)
+                for holder, use in uses:
                     if use.via is not None and any(use.via.value in {n.value for n in _loads(b.expr)} for b in others):
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
-                    if site is not None and site.kind in kinds and not self.excluded(call):
-                        site.scope = scope
-                        site.upstream = self._upstream(site, env)
-                        found.append(site)
+                    if site is None or site.kind not in kinds or self.excluded(call):
+                        continue
+                    if holder is not None and site.confidence is not Confidence.HIGH:
+                        continue  # an inner select's op: only where this condition provably explains its pole
+                    site.nested_in, site.scope = holder, scope
+                    site.upstream = self._upstream(site, env)
+                    found.append(site)
+        found = _explained_once(found)
         if SiteKind.CLAMP_AT_POLE in kinds:
             found += self._clamps_at_poles()
         if SiteKind.NAN_MASK in kinds:
             found += mask_sites(self, _Env, found)  # NAN201: masking.py
+        return found
+
+    def _nested_uses(self, selects: list[cst.Call], branch: Branch, env: _Env, scope: Scope) -> list[tuple[cst.Call, OpUse]]:
+        """The ops in the branches of the selects nested in `branch` (`where(a, 0, where(b, u, v))`),
+        each with the select that holds it: where the outer select leaves `branch` unselected, they
+        are unselected too, whatever the inner conditions say."""
+        if branch.cond is None:
+            return []
+        found, pending = [], list(selects)
+        while pending:
+            inner = pending.pop(0)
+            for inner_branch in self.branches_of(inner, scope):
+                search = _BranchSearch(self, env, scope, set(), 0)
+                visit(inner_branch.expr, search)
+                found += [(inner, use) for use in search.uses]
+                pending += search.selects
         return found
 
     def _clamps_at_poles(self) -> list[LeakSite]:
@@ -678,6 +701,7 @@ class _BranchSearch(cst.CSTVisitor):
         self.seen = seen
         self.depth = depth
         self.uses: list[OpUse] = []
+        self.selects: list[cst.Call] = []
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
@@ -686,6 +710,8 @@ class _BranchSearch(cst.CSTVisitor):
         detector, env = self.detector, self.env
         qualified = env.qualified(node.func)
         if detector._is_select_or_barrier(node, qualified, env):
+            if not detector._is_barrier_call(node, qualified, env):
+                self.selects.append(node)  # a nested select: its ops are the outer select's too (`_nested_uses`)
             return False
         leaf = leaf_name(node.func)
         if cuts_gradient(node, leaf, qualified):
@@ -737,6 +763,27 @@ class _BranchSearch(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> bool:
         self.uses += self.detector._follow_local(node, self.env, self.scope, self.seen, self.depth)
         return False
+
+
+def _explained_once(sites: list[LeakSite]) -> list[LeakSite]:
+    """One finding per op in a select: the select's own, unless only an enclosing select's condition
+    provably explains the pole (then the outermost such, whose condition is the guard to write)."""
+    groups: dict[tuple, list[LeakSite]] = {}
+    for site in sites:
+        holder = site.nested_in if site.nested_in is not None else site.select
+        key = (id(site.use.node), site.use.via.value if site.use.via is not None else None, id(holder))
+        groups.setdefault(key, []).append(site)
+    dropped: set[int] = set()
+    for group in groups.values():
+        enclosing = [s for s in group if s.nested_in is not None]
+        if not enclosing:
+            continue
+        own = [s for s in group if s.nested_in is None]
+        if any(s.confidence is Confidence.HIGH for s in own):
+            dropped.update(id(s) for s in enclosing)  # the inner select's condition explains it
+        else:
+            dropped.update(id(s) for s in own + enclosing[1:])  # the outermost enclosing one's does
+    return [s for s in sites if id(s) not in dropped]
 
 
 def _on_boundary(admitted: IntervalSet, selected: IntervalSet) -> bool:

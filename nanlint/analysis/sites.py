@@ -75,6 +75,9 @@ class LeakSite:
     # `u / g` under `g < c`): a double where on this select leaves that op's derivative NaN.
     upstream: Optional[OpUse] = None
     confidence: Confidence = Confidence.MEDIUM
+    # The select nested in the branch that holds the op (`where(a, 0, where(b, f(x), g))`), when
+    # the enclosing select's condition `a` explains the pole; None for the select's own op.
+    nested_in: Optional[cst.Call] = field(default=None, repr=False)
     scope: Optional["Scope"] = field(default=None, repr=False)
 
 

@@ -39,6 +39,9 @@ def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnosti
     related = []
     if site.use.via is not None:
         related.append(Related(f"`{facts['local']}` is computed by `{facts['op']}` here", *detector.locations(site.use.node)))
+    if site.nested_in is not None and site.branch.cond is not None:
+        row = detector.locations(site.select)[0].row
+        related.append(Related(f"the `{site.select_display}` on line {row} encloses the select that holds it; where `{facts['cond']}` leaves its {facts['branch']} branch unselected, the op is at its pole", *detector.locations(site.branch.cond)))
     if site.admitted is not None and site.branch.cond is not None:
         related.append(Related(f"the condition selects the pole at {facts['admitted']}", *detector.locations(site.branch.cond)))
     return _diagnostic(site, facts, filename, (start, end), related, site.use.op.key, site.branch.label)

@@ -115,6 +115,8 @@ class WhereBranchSingularOp(Rule):
         # `x % m` leaks only through `m` (d/dx is 1); a NumPy value carries no gradient.
         Valid("import jax\nimport jax.numpy as jnp\ndef wrap(x, L):\n    m = jax.lax.stop_gradient(L)\n    return jnp.where(L > 0, x % m, x)\n"),
         Valid("import jax.numpy as jnp\nimport numpy as np\ndef f(x, L):\n    m = np.asarray(L)\n    return jnp.where(L > 0, jnp.sqrt(m), x)\n"),
+        # A select nested in a branch, guarded on the enclosing select's condition.
+        Valid("import jax.numpy as jnp\njnp.where(x == 0, 0.0, jnp.where(y > 0, 1.0 / jnp.where(x == 0, 1.0, x), 2.0))\n"),
         Valid("import torch\ndef pivot(d, b):\n    inv = torch.where(d > 0, 1 / d, 0.0)\n    return torch.argmin(inv * b, dim=-1)\n"),
         Valid("import jax.numpy as jnp\ndef check(x):\n    r = jnp.where(x > 0, jnp.log(x), 0.0)\n    if r.sum() > 10:\n        raise ValueError\n"),
     )
@@ -122,6 +124,9 @@ class WhereBranchSingularOp(Rule):
         # torch's `floor` and `round` send a zero back (not nothing): 0 * inf in the op; and
         # `backward()` starts reverse mode from the value.
         Invalid("import torch\ntorch.where(x > 0, torch.floor(torch.sqrt(x)), 0.0)\n", line=2),
+        # Where the enclosing select takes 0, the nested one is unselected whole: `x == 0` puts both
+        # divisions at their pole, whatever `y > 0` says.
+        Invalid("import jax.numpy as jnp\njnp.where(x == 0, 0.0, jnp.where(y > 0, 1.0 / x, 2.0))\n", line=2),
         Invalid("import jax.numpy as jnp\ndef wrap(x, L):\n    return jnp.where(L > 0, x % L, x)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    return torch.round(y)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    y.sum().backward()\n", line=3),

@@ -75,4 +75,13 @@ class WhereBranchSingularLocal(Rule):
             fixed="import jax.numpy as jnp\ndef f(x):\n    s = jnp.sqrt(jnp.where(x > 0, x, 1.0))\n    return jnp.where(x > 0, s, 0.0)\n",
         ),
         Invalid("import torch\ndef f(x):\n    r = 1.0 / x\n    y = r * 2\n    return torch.where(x != 0, y, 0.0)\n", line=5),
+        # The enclosing select's condition is the guard: where `lo == hi` it takes 0, and the nested
+        # one, unselected whole, sends `rc` a zero cotangent at `diff == 0` (`a == b` is `a - b == 0`).
+        Invalid(
+            "import jax.numpy as jnp\ndef hue(hi, lo, r):\n    diff = hi - lo\n    rc = (hi - r) / diff\n"
+            "    return jnp.where(lo == hi, 0.0, jnp.where(r == hi, 0.0, rc))\n",
+            line=5,
+            fixed="import jax.numpy as jnp\ndef hue(hi, lo, r):\n    diff = hi - lo\n    rc = (hi - r) / jnp.where(lo == hi, 1.0, diff)\n"
+            "    return jnp.where(lo == hi, 0.0, jnp.where(r == hi, 0.0, rc))\n",
+        ),
     )
