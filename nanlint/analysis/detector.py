@@ -792,11 +792,18 @@ def _on_boundary(admitted: IntervalSet, selected: IntervalSet) -> bool:
 
 
 def _domain_for(op: SingularOp, exponent: Optional[cst.BaseExpression], env) -> Optional[IntervalSet]:
-    """The op's leak domain; for a power, narrowed by its constant exponent (None: no leak, or unknown)."""
+    """The op's leak domain; for a power, narrowed by its exponent (None: no leak, or unknown)."""
     if op.exponent is None:
         return op.leak_domain
-    p = constant_value(exponent, env) if exponent is not None else None
-    return power_leak_domain(p) if p is not None else None
+    if exponent is None:
+        return None
+    p = constant_value(exponent, env)
+    if p is not None:
+        return power_leak_domain(p)
+    if not depends_on_data(exponent, env):
+        return None  # an imported object we cannot read (`x ** ω`, equinox's tree operator)
+    # A varying exponent: NaN below 0 where it is not an integer, infinite at 0 where it is below 1.
+    return IntervalSet.below(0.0, closed=value_range(exponent, env).lo < 1)
 
 
 def _clamp_bounds(call: cst.Call, sel: SelectFunction, method_form: bool, env) -> list[float]:

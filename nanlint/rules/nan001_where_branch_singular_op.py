@@ -115,6 +115,8 @@ class WhereBranchSingularOp(Rule):
         # `x % m` leaks only through `m` (d/dx is 1); a NumPy value carries no gradient.
         Valid("import jax\nimport jax.numpy as jnp\ndef wrap(x, L):\n    m = jax.lax.stop_gradient(L)\n    return jnp.where(L > 0, x % m, x)\n"),
         Valid("import jax.numpy as jnp\nimport numpy as np\ndef f(x, L):\n    m = np.asarray(L)\n    return jnp.where(L > 0, jnp.sqrt(m), x)\n"),
+        # A varying exponent of at least 1 on a base that is never negative: smooth.
+        Valid("import jax.numpy as jnp\ndef f(x, p, m):\n    return jnp.where(m, jnp.abs(x) ** jnp.maximum(p, 1.0), 0.0)\n"),
         # A select nested in a branch, guarded on the enclosing select's condition.
         Valid("import jax.numpy as jnp\njnp.where(x == 0, 0.0, jnp.where(y > 0, 1.0 / jnp.where(x == 0, 1.0, x), 2.0))\n"),
         Valid("import torch\ndef pivot(d, b):\n    inv = torch.where(d > 0, 1 / d, 0.0)\n    return torch.argmin(inv * b, dim=-1)\n"),
@@ -127,6 +129,12 @@ class WhereBranchSingularOp(Rule):
         # Where the enclosing select takes 0, the nested one is unselected whole: `x == 0` puts both
         # divisions at their pole, whatever `y > 0` says.
         Invalid("import jax.numpy as jnp\njnp.where(x == 0, 0.0, jnp.where(y > 0, 1.0 / x, 2.0))\n", line=2),
+        # A varying exponent may be below 1 and not an integer: the base's pole is x <= 0.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x, p):\n    return jnp.where(x > 0, x ** p, 0.0)\n",
+            line=3,
+            fixed="import jax.numpy as jnp\ndef f(x, p):\n    return jnp.where(x > 0, jnp.where(x > 0, x, 1.0) ** p, 0.0)\n",
+        ),
         Invalid("import jax.numpy as jnp\ndef wrap(x, L):\n    return jnp.where(L > 0, x % L, x)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    return torch.round(y)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    y.sum().backward()\n", line=3),
