@@ -51,6 +51,7 @@ from nanlint.catalog.intervals import IntervalSet
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import (
     BARRIER_METHODS,
+    CONFIGURATION_KEYWORDS,
     GATHERS,
     LOWER_CLAMPS,
     LOWER_KEYWORDS,
@@ -874,7 +875,7 @@ def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
         return [node.expression]
     if isinstance(node, cst.Call):
         receiver = [node.func.value] if isinstance(node.func, cst.Attribute) else []
-        return receiver + [arg.value for arg in node.args]
+        return receiver + [arg.value for arg in node.args if arg.keyword is None or arg.keyword.value not in CONFIGURATION_KEYWORDS]
     if isinstance(node, (cst.Subscript, cst.Attribute)):
         return [node.value]
     return []

@@ -32,6 +32,7 @@ from nanlint.catalog.intervals import INF, IntervalSet
 from nanlint.catalog.tables import (
     BARRIER_METHODS,
     CASTS,
+    CONFIGURATION_KEYWORDS,
     NAN_PRESERVING,
     NON_DIFFERENTIABLE,
     framework_of,
@@ -50,8 +51,6 @@ _COMBINATIONS = frozenset({"logical_and", "logical_or", "any", "all", "reduce_an
 _OPERANDS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BinaryOperation, cst.Integer, cst.Float)
 # Calls that make a tensor of their first argument; the others are its dtype or its shape.
 _CONSTRUCTORS = frozenset({"convert_to_tensor", "asarray", "array", "constant"})
-# Keyword arguments that configure a computation rather than feed it data.
-_CONFIGURATION = frozenset({"dtype", "axis", "axes", "dim", "keepdims", "keepdim", "shape", "name", "device", "out"})
 
 
 def mask_sites(detector: "Detector", make_env: Callable[["Detector", "Scope", int], "_Env"], found: list[LeakSite]) -> list[MaskSite]:
@@ -315,7 +314,7 @@ def _data(call: cst.Call, leaf: str, method: bool) -> list[cst.BaseExpression]:
     receiver = [call.func.value] if method else []
     if leaf in CASTS or leaf in _CONSTRUCTORS:
         return receiver or positional(call)[:1] or [v for v in (keyword_value(call, ("x", "value", "input", "a")),) if v is not None]
-    return receiver + [arg.value for arg in call.args if arg.keyword is None or arg.keyword.value not in _CONFIGURATION]
+    return receiver + [arg.value for arg in call.args if arg.keyword is None or arg.keyword.value not in CONFIGURATION_KEYWORDS]
 
 
 def domain_condition(arg: cst.BaseExpression, domain: Optional[IntervalSet]) -> Optional[cst.BaseExpression]:

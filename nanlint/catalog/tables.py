@@ -966,6 +966,8 @@ INTEGER_DTYPES: frozenset[str] = frozenset(
 
 # PEP 8 constants (EPS, SCALE) are module-level configuration, not data.
 CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
+# Keyword arguments that configure a computation rather than feed it data (`norm(x, axis=axis)`).
+CONFIGURATION_KEYWORDS = frozenset({"dtype", "axis", "axes", "dim", "keepdims", "keepdim", "shape", "name", "device", "out", "ord"})
 # Metadata of an array, never its values: nothing flows through it to a gradient.
 METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
 # Uses that take a value out of the graph (analysis/reach.py): Python builtins that make a Python

@@ -115,6 +115,11 @@ class WhereBranchSingularOp(Rule):
         # `x % m` leaks only through `m` (d/dx is 1); a NumPy value carries no gradient.
         Valid("import jax\nimport jax.numpy as jnp\ndef wrap(x, L):\n    m = jax.lax.stop_gradient(L)\n    return jnp.where(L > 0, x % m, x)\n"),
         Valid("import jax.numpy as jnp\nimport numpy as np\ndef f(x, L):\n    m = np.asarray(L)\n    return jnp.where(L > 0, jnp.sqrt(m), x)\n"),
+        # Masked on the select's condition before the norm; `axis=` configures, it carries no data.
+        Valid(
+            "import jax.numpy as jnp\ndef f(x, d, axis):\n    z = jnp.allclose(x, 0)\n    a = jnp.where(z, jnp.ones_like(x), x)\n"
+            "    n = jnp.linalg.norm(a, axis=axis)\n    return jnp.where(z, 0.0, d / n)\n"
+        ),
         # A varying exponent of at least 1 on a base that is never negative: smooth.
         Valid("import jax.numpy as jnp\ndef f(x, p, m):\n    return jnp.where(m, jnp.abs(x) ** jnp.maximum(p, 1.0), 0.0)\n"),
         # A select nested in a branch, guarded on the enclosing select's condition.
