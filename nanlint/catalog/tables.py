@@ -1010,11 +1010,17 @@ LOWER_CLAMPS = frozenset({"maximum", "fmax", "max", "clamp_min"})
 UPPER_CLAMPS = frozenset({"minimum", "fmin", "min", "clamp_max"})
 LOWER_KEYWORDS = frozenset({"min", "a_min", "clip_value_min", "x_min", "min_value"})
 UPPER_KEYWORDS = frozenset({"max", "a_max", "clip_value_max", "x_max", "max_value"})
-# Casts and copies carry their value through: `where(c, x, 1.0).astype(dtype)` is still a guarded
-# value; `typing.cast(T, v)` is `v`. Functions by last name -> the position of the value carried.
-PASS_THROUGH_METHODS = frozenset({"astype", "to", "float", "double", "half", "type", "type_as", "reshape", "squeeze"})
+# Casts, copies and reshapes carry their values through: `where(c, x, 1.0).astype(dtype)` is still a
+# guarded value, and so is `x.clamp_min(1e-8).unsqueeze(-1)`; `typing.cast(T, v)` is `v`. Functions
+# by last name -> the position of the value carried.
+PASS_THROUGH_METHODS = frozenset(
+    "astype to float double half type type_as reshape squeeze unsqueeze view expand flatten permute transpose contiguous clone".split()
+)
 PASS_THROUGH_FUNCTIONS = {
-    **{name: 0 for name in ("cast", "asarray", "convert_to_tensor", "reshape", "squeeze", "expand_dims", "broadcast_to")},
+    **{
+        name: 0
+        for name in "cast asarray convert_to_tensor reshape squeeze unsqueeze expand_dims broadcast_to transpose moveaxis swapaxes".split()
+    },
     "typing.cast": 1,
 }
 # Barriers: no gradient flows back through them (qualified names, and tensor methods); the value

@@ -115,6 +115,8 @@ class WhereBranchSingularOp(Rule):
         # `x % m` leaks only through `m` (d/dx is 1); a NumPy value carries no gradient.
         Valid("import jax\nimport jax.numpy as jnp\ndef wrap(x, L):\n    m = jax.lax.stop_gradient(L)\n    return jnp.where(L > 0, x % m, x)\n"),
         Valid("import jax.numpy as jnp\nimport numpy as np\ndef f(x, L):\n    m = np.asarray(L)\n    return jnp.where(L > 0, jnp.sqrt(m), x)\n"),
+        # A reshape of a clamped value is still clamped.
+        Valid("import torch\ndef f(x, n):\n    return torch.where(n.unsqueeze(-1) > 0, x / n.clamp_min(1e-8).unsqueeze(-1), x)\n"),
         # Masked on the select's condition before the norm; `axis=` configures, it carries no data.
         Valid(
             "import jax.numpy as jnp\ndef f(x, d, axis):\n    z = jnp.allclose(x, 0)\n    a = jnp.where(z, jnp.ones_like(x), x)\n"
