@@ -1,7 +1,7 @@
 """Score nanlint's findings on packages it was never tuned on against the labels in bench/labels/.
 
     python bench/precision.py              # all sets
-    python bench/precision.py --set D      # the freshest held-out set only
+    python bench/precision.py --set F      # the freshest held-out set only
 
 The pinned wheels of bench/heldout.txt are downloaded (hash-checked) into a cache outside the
 repository, like the benchmark's corpus. nanlint runs with its default rules; each finding is matched
