@@ -76,3 +76,15 @@ def test_module_code_is_not_answered() -> None:
     detector = analyse_whole_file("import jax.numpy as jnp\nv = jnp.sqrt(x)\nif v > 0:\n    pass\n", Catalog(Settings()))
     value = next(n for t in detector.trees for n in walk(t.module) if isinstance(n, cst.Call))
     assert may_receive_cotangent(value, detector.index.scope_at(value), detector.index.parent, detector._env_at)
+
+
+def test_numpy_cuts_the_graph_unless_the_run_checks_it_as_differentiable() -> None:
+    from nanlint.analysis.detector import _Env
+    from nanlint.analysis.values import carries_gradient
+
+    source = "import numpy as np\ndef f(x):\n    return np.sqrt(x)\n"
+    for frameworks, carries in ((["jax"], False), (["jax", "numpy"], True)):
+        detector = analyse_whole_file(source, Catalog(Settings(frameworks=frameworks)))
+        call = next(n for t in detector.trees for n in walk(t.module) if isinstance(n, cst.Call) and detector.code(n) == "np.sqrt(x)")
+        env = _Env(detector, detector.index.scope_at(call), detector.place(call))
+        assert carries_gradient(call, env) is carries

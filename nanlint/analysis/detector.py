@@ -39,8 +39,8 @@ from nanlint.analysis.values import (
     can_reach,
     carried_value,
     carries_gradient,
-    cuts_gradient,
     constant_value,
+    cuts_gradient,
     depends_on_data,
     is_configuration,
     is_epsilon,
@@ -117,6 +117,9 @@ class _Env:
 
     def at(self, place: Place) -> "_Env":
         return _Env(self.detector, self.scope, place, self.assumed)
+
+    def differentiable(self, framework: str) -> bool:
+        return framework in self.detector.catalog.frameworks
 
     def indexes(self, name: cst.Name) -> bool:
         return name.value in self.detector.index_names(self.scope)
@@ -715,7 +718,7 @@ class _BranchSearch(cst.CSTVisitor):
                 self.selects.append(node)  # a nested select: its ops are the outer select's too (`_nested_uses`)
             return False
         leaf = leaf_name(node.func)
-        if cuts_gradient(node, leaf, qualified):
+        if cuts_gradient(node, leaf, qualified, env):
             return False  # argmax(x), x.long(), jnp.floor(x): no gradient flows back through them
         if leaf in GATHERS:
             # gather(x, 1, idx), x.take(idx): the indices receive no gradient.

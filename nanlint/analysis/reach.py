@@ -100,7 +100,7 @@ class _Walk:
         method = up.attr.value
         if method in STARTS_REVERSE_MODE or method in VARIABLE_ASSIGNMENTS:
             return True
-        if cuts_gradient(call, method, None):
+        if cuts_gradient(call, method, None, self.env_at(call)):
             return False  # x.item(), x.detach(), x.long()
         return call  # x.sum(), x.reshape(...): a method of the value carries it
 
@@ -122,7 +122,7 @@ class _Walk:
             return True  # user code, or a method of another object: it may keep the value
         if leaf in FILL_ARGUMENT:
             return call if arg.value is argument_at(call, FILL_ARGUMENT[leaf]) else False
-        if cuts_gradient(call, leaf, qualified):
+        if cuts_gradient(call, leaf, qualified, env):
             return False
         return call  # a library function's result carries its arguments
 

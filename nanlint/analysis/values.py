@@ -98,6 +98,10 @@ class Env(Protocol):
         """The truth of `cond` where the question is asked, when an outer select decides it."""
         ...
 
+    def differentiable(self, framework: str) -> bool:
+        """Whether this run checks the framework's code as differentiable (NumPy is opt-in)."""
+        ...
+
 
 def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Optional[float]:
     if depth > _MAX_NESTING:
@@ -296,7 +300,7 @@ def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
         if leaf in FILL_ARGUMENT:
             fill = argument_at(node, FILL_ARGUMENT[leaf])
             return fill is None or _data(fill, env, depth + 1, gradient)
-        if cuts_gradient(node, leaf, qualified):
+        if cuts_gradient(node, leaf, qualified, env):
             return False
     if gradient and method in SHAPE_ONLY_METHODS:
         return _data(node.func.value, env, depth + 1, gradient)
@@ -324,19 +328,22 @@ def _is_dtype_keyword(arg: cst.Arg) -> bool:
     return arg.keyword is not None and arg.keyword.value == "dtype"
 
 
-def cuts_gradient(call: cst.Call, leaf: Optional[str], qualified: Optional[str]) -> bool:
+def cuts_gradient(call: cst.Call, leaf: Optional[str], qualified: Optional[str], env: Env) -> bool:
     """No gradient at all flows back through the call into its arguments, not even a zero: a
     barrier, an integer or truth-valued result, a function without a derivative (`argmax`), a
-    NumPy or `math` function (`HOST_MODULES`), and in JAX and TensorFlow their rounding functions
-    (`NO_GRADIENT_PATH_IN`; torch sends a zero)."""
+    NumPy or `math` function (`HOST_MODULES`, unless the run checks NumPy as differentiable), and
+    in JAX and TensorFlow their rounding functions (`NO_GRADIENT_PATH_IN`; torch sends a zero)."""
     if leaf is None:
         return False
     if leaf in NO_GRADIENT_PATH or is_integer_cast(call, leaf):
         return True
     if qualified is None:
         return False
+    root = qualified.split(".", 1)[0]
+    if root in HOST_MODULES and not env.differentiable(root):
+        return True
     framework = framework_of(qualified)
-    return qualified.split(".", 1)[0] in HOST_MODULES or (framework is not None and leaf in NO_GRADIENT_PATH_IN.get(framework, ()))
+    return framework is not None and leaf in NO_GRADIENT_PATH_IN.get(framework, ())
 
 
 def is_integer_cast(call: cst.Call, leaf: str) -> bool:

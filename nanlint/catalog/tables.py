@@ -1001,9 +1001,9 @@ BOUNDED_FUNCTIONS: dict[str, tuple[float, float]] = {"sin": (-1.0, 1.0), "cos": 
 UPPER_REDUCTIONS = frozenset({"max", "amax", "reduce_max", "logsumexp", "reduce_logsumexp"})
 # ... and at most every element: `x - min(x)` >= 0.
 LOWER_REDUCTIONS = frozenset({"min", "amin", "reduce_min"})
-# Constructors of a constant: their value, by last name (`full_like` is its fill value).
 # Evenly spaced counts from a start (`arange(1, n)` >= 1 with a positive step): their value range.
 RANGES = frozenset({"arange", "range"})
+# Constructors of a constant: their value, by last name (`full_like` is its fill value).
 CONSTANT_CONSTRUCTORS = {"ones_like": 1.0, "zeros_like": 0.0, "ones": 1.0, "zeros": 0.0, "new_ones": 1.0, "new_zeros": 0.0}
 # Which side a clamp-like call bounds, by its name; clip/clamp depend on the bounds given.
 LOWER_CLAMPS = frozenset({"maximum", "fmax", "max", "clamp_min"})
