@@ -219,6 +219,9 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("jnp.arange(1, 9, 2)", 1.0, INF),
         ("jnp.arange(9, 1, -1)", -INF, INF),
         ("jnp.arange(1, 9, x)", -INF, INF),
+        # Absolute values and negations of what is known.
+        ("jnp.abs(jnp.clip(x, -2.0, 1.0))", 0.0, 2.0),
+        ("jnp.negative(jnp.exp(x))", -INF, 0.0),
     ],
 )
 def test_value_ranges(expression: str, low: float, high: float) -> None:
@@ -268,6 +271,14 @@ def test_affine_bases_map_a_leak_domain_to_the_variable() -> None:
     value, env = returned("def f(x):\n    return -x - 1\n")
     bases = {env.code(var): to_var(IntervalSet.point(0.0)) for var, to_var in affine_base(value, env)}
     assert bases["x"] == IntervalSet.point(-1.0)  # -x - 1 == 0 at x = -1
+
+
+def test_a_condition_bounds_what_it_compares_where_it_is_assumed() -> None:
+    value, env = returned("import jax.numpy as jnp\ndef f(y):\n    return -jnp.expm1(-(y + 1e-6))\n")
+    cond, _ = returned("def f(y):\n    return y > 20.0\n")
+    assert value_range(value, env).lo == -INF  # nothing known of y: (-inf, 1)
+    reach = value_range(value, env.assuming(cond, True))  # y > 20: -expm1(-y) is just below 1
+    assert 0.99 < reach.lo and reach.hi <= 1.0
 
 
 def test_a_local_is_read_through_what_it_was_assigned_and_compared_as_a_difference() -> None:

@@ -15,6 +15,7 @@ from nanlint.analysis.syntax import arguments
 from nanlint.analysis.tree import walk
 from nanlint.analysis.values import Env, constant_value
 from nanlint.catalog.intervals import IntervalSet
+from nanlint.catalog.tables import ABSOLUTE_VALUES
 
 Selector = Callable[[float], IntervalSet]
 # How many locals a condition is followed through (`ok = small & finite`, `small = x < eps`).
@@ -45,7 +46,6 @@ _MIRROR = {
     cst.Equal: cst.Equal,
     cst.NotEqual: cst.NotEqual,
 }
-_ABS_NAMES = frozenset({"abs", "absolute", "fabs"})
 
 
 def selected_values(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Optional[IntervalSet]:
@@ -137,7 +137,7 @@ def _is_abs_of(node, var: str, env: Env) -> bool:
     if isinstance(func, cst.Attribute) and func.attr.value == "abs" and not values:
         return env.code(func.value) == var  # x.abs()
     name = env.qualified(func) or (func.value if isinstance(func, cst.Name) else None)
-    if name is None or name.rsplit(".", 1)[-1] not in _ABS_NAMES or not values:
+    if name is None or name.rsplit(".", 1)[-1] not in ABSOLUTE_VALUES or not values:
         return False
     return env.code(values[0]) == var
 

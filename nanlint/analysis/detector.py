@@ -83,19 +83,24 @@ class _Env:
     """Bindings and qualified names as seen from one place in one scope; and, where a question is
     asked about the elements an outer select does not take, the truth of its condition there."""
 
-    __slots__ = ("detector", "scope", "place", "assumed")
+    __slots__ = ("detector", "scope", "place", "assumed", "regions")
 
-    def __init__(self, detector: "Detector", scope: Scope, place: Place, assumed: Optional[dict[str, bool]] = None) -> None:
+    def __init__(
+        self, detector: "Detector", scope: Scope, place: Place, assumed: Optional[dict[str, bool]] = None, regions: tuple = ()
+    ) -> None:
         self.detector = detector
         self.scope = scope
         self.place = place
         self.assumed = assumed or {}
+        self.regions = regions  # (condition, truth) pairs: the value ranges of what they compare
 
     def assuming(self, cond: cst.BaseExpression, truth: bool) -> "_Env":
-        """This place, where `cond` is `truth` (by its keys: `_condition_keys`)."""
+        """This place, where `cond` is `truth` (by its keys: `_condition_keys`, for the wheres it
+        decides; and as a region, for the values it bounds)."""
         negated = _strip(cond)[1]
         keys = _condition_keys(cond, self)
-        return _Env(self.detector, self.scope, self.place, {**self.assumed, **{key: truth != negated for key in keys}})
+        assumed = {**self.assumed, **{key: truth != negated for key in keys}}
+        return _Env(self.detector, self.scope, self.place, assumed, (*self.regions, (cond, truth)))
 
     def decided(self, cond: cst.BaseExpression) -> Optional[bool]:
         if not self.assumed:
@@ -116,7 +121,7 @@ class _Env:
         return self.detector.code(node)
 
     def at(self, place: Place) -> "_Env":
-        return _Env(self.detector, self.scope, place, self.assumed)
+        return _Env(self.detector, self.scope, place, self.assumed, self.regions)
 
     def differentiable(self, framework: str) -> bool:
         return framework in self.detector.catalog.frameworks
@@ -570,6 +575,10 @@ class Detector:
             return None
         if verdict is GuardVerdict.ADMITS and use.op.kind == "pole":
             return site(SiteKind.POLE_ADMITTED, admitted, Confidence.HIGH)
+        if branch.polarity is not None:
+            unselected = _where_computed(use, env).assuming(branch.cond, not branch.polarity)
+            if not can_reach(use.arg, use.leak_domain, unselected):
+                return None  # where the branch is not selected, the condition bounds the argument off the pole
         if verdict is GuardVerdict.UNKNOWN and not self._condition_guards(branch, use, env):
             # The condition is about something else: a leak only if the argument can reach the pole there.
             return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None

@@ -41,6 +41,7 @@ from nanlint.catalog.tables import (
     CONSTANT_NAME,
     DTYPE_ARGUMENT_OF_FUNCTION,
     DTYPE_ARGUMENT_OF_METHOD,
+    ABSOLUTE_VALUES,
     FILL_ARGUMENT,
     HOST_MODULES,
     INCREASING_FUNCTIONS,
@@ -49,6 +50,7 @@ from nanlint.catalog.tables import (
     LOWER_KEYWORDS,
     LOWER_REDUCTIONS,
     METADATA_ATTRS,
+    NEGATIONS,
     NO_GRADIENT_PATH,
     NO_GRADIENT_PATH_IN,
     NUMBER_BUILTINS,
@@ -101,6 +103,9 @@ class Env(Protocol):
     def differentiable(self, framework: str) -> bool:
         """Whether this run checks the framework's code as differentiable (NumPy is opt-in)."""
         ...
+
+    # (condition, truth) pairs that hold where the question is asked: they bound what they compare.
+    regions: tuple
 
 
 def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Optional[float]:
@@ -363,7 +368,15 @@ def _dtype_name(node: cst.BaseExpression) -> Optional[str]:
 
 
 def value_range(node: cst.BaseExpression, env: Env, depth: int = 0) -> Interval:
-    """A hull of the values `node` can take; (-inf, inf) when nothing is known."""
+    """A hull of the values `node` can take; (-inf, inf) when nothing is known. Where the question is
+    asked under conditions (`env.regions`: `y > 20` is true), what they say of `node` narrows it."""
+    reach = _value_range(node, env, depth)
+    for cond, truth in env.regions:
+        reach = _refined(reach, cond, node, truth, env)
+    return reach
+
+
+def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
     if depth > _MAX_NESTING:
         return _UNKNOWN
     value = constant_value(node, env, depth + 1)
@@ -421,6 +434,9 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         return Interval(lo, hi)
     if leaf in _CLAMPS and operand is not None:
         return _clamp_range(node, leaf, operand, extra, env, depth + 1)
+    signed = _sign_range(leaf, operand, extra, env, depth + 1)
+    if signed is not None:
+        return signed
     if operand is not None and (qualified in SUMS or method in SUM_METHODS):
         return _sum_range(value_range(operand, env, depth + 1))
     bound = _bounded_below_call(node, env)
@@ -431,6 +447,22 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
     if leaf in RANGES and qualified is not None:
         return _arange_range(node, env)
     return _UNKNOWN
+
+
+def _sign_range(leaf: Optional[str], operand, extra: list, env: Env, depth: int) -> Optional[Interval]:
+    """`abs(x)` and `neg(x)` of what is known of `x`: `|[-2, 1]|` is [0, 2]."""
+    if operand is None or extra or leaf not in ABSOLUTE_VALUES | NEGATIONS:
+        return None
+    x = value_range(operand, env, depth)
+    if leaf in NEGATIONS:
+        return _negate(x)
+    if x.lo >= 0:
+        return x
+    if x.hi <= 0:
+        return _negate(x)
+    if -x.lo > x.hi:
+        return Interval(0.0, -x.lo, True, x.lo_closed)
+    return Interval(0.0, x.hi, True, x.hi_closed or (-x.lo == x.hi and x.lo_closed))
 
 
 def _arange_range(node: cst.Call, env: Env) -> Interval:

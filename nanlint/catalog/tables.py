@@ -1001,6 +1001,10 @@ BOUNDED_FUNCTIONS: dict[str, tuple[float, float]] = {"sin": (-1.0, 1.0), "cos": 
 UPPER_REDUCTIONS = frozenset({"max", "amax", "reduce_max", "logsumexp", "reduce_logsumexp"})
 # ... and at most every element: `x - min(x)` >= 0.
 LOWER_REDUCTIONS = frozenset({"min", "amin", "reduce_min"})
+# Absolute values and negations by last name, for value ranges (`x.abs()`, `tf.negative(x)`) and
+# for conditions on `|x|`.
+ABSOLUTE_VALUES = frozenset({"abs", "absolute", "fabs"})
+NEGATIONS = frozenset({"neg", "negative"})
 # Evenly spaced counts from a start (`arange(1, n)` >= 1 with a positive step): their value range.
 RANGES = frozenset({"arange", "range"})
 # Constructors of a constant: their value, by last name (`full_like` is its fill value).

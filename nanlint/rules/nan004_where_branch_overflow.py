@@ -49,6 +49,9 @@ class WhereBranchOverflow(Rule):
     VALID = (
         Valid("import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(jnp.where(x > 0, 0.0, x)) - 1)\n"),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.exp(x), 0.0)\n"),
+        # Where the branch is unselected the condition bounds the argument: `v == 0` there, `y > 20`.
+        Valid("import jax.numpy as jnp\ndef symexp(v):\n    t = jnp.sign(v) * jnp.expm1(jnp.abs(v))\n    return jnp.where(v == 0, v, t)\n"),
+        Valid("import torch\ndef softplus_inv(y):\n    return y.where(y > 20.0, y + (y + 1e-6).neg().expm1().neg().log())\n"),
         # exp of something never positive cannot overflow.
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.exp(-jnp.abs(x) * jnp.log(2.0)), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(m, jnp.exp(x - jnp.max(x, axis=-1, keepdims=True)), 0.0)\n"),
@@ -64,6 +67,8 @@ class WhereBranchOverflow(Rule):
             fixed="import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(jnp.where(x > 0, 0.0, x)) - 1)\n",
         ),
         Invalid("import torch\ntorch.where(x < 20, torch.log1p(torch.exp(x)), x)\n", line=2),
+        # `y > 20` bounds `y` below, not above: expm1 overflows there.
+        Invalid("import jax.numpy as jnp\ndef softplus_inv(y):\n    return jnp.where(y > 20.0, y, jnp.log(jnp.expm1(y)))\n", line=3),
         # A sum of data has no sign: `-s` is large where `s` is very negative.
         Invalid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.sum(x)\n    return jnp.where(s < -100.0, 0.0, jnp.exp(-s))\n", line=4),
         # A safe value keeps a pole away, not an overflow: this mask is about the sign of `z`.
