@@ -79,8 +79,8 @@ def test_a_fix_that_changes_a_value_fails() -> None:
 
 
 def test_a_leak_that_does_not_reproduce_is_said_so() -> None:
-    # The pole of log(3x - 1) is at x = 1/3, unselected (x <= 1) but between the probe points.
-    [verdict] = verdicts_for("import jax.numpy as jnp\ny = jnp.where(x > 1, jnp.log(x * 3 - 1), 0.0)\n")
+    # The pole of log(3x - 1) is at x = 1/3, between the probe points.
+    [verdict] = verdicts_for("import jax.numpy as jnp\ny = jnp.where(x > 0, jnp.log(x * 3 - 1), 0.0)\n")
     assert verdict.status == VERIFIED and not verdict.leak_reproduced
     assert verdict.reason == "the leak did not reproduce at the probe points"
 

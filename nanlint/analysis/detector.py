@@ -75,7 +75,8 @@ _SHARED_RECEIVERS = frozenset({"self", "cls"})
 _OPERATOR_OPS = {op.operator: op for op in OPS if op.operator}
 # The binary operators with a singular derivative, by their libcst node and their spelling.
 OPERATORS = {cst.Divide: "/", cst.Modulo: "%", cst.Power: "**"}
-_NONFINITE_NAMES = frozenset({"nan", "NaN", "NAN", "inf", "Inf", "infty", "NINF", "PINF"})
+_NAN_NAMES = frozenset({"nan", "NaN", "NAN"})
+_NONFINITE_NAMES = _NAN_NAMES | frozenset({"inf", "Inf", "infty", "NINF", "PINF"})
 _FILLS = frozenset({"full_like", "full", "fill", "constant", "broadcast_to", "convert_to_tensor", "asarray", "tensor"})
 
 
@@ -241,8 +242,10 @@ class Detector:
                 if branch.expr is masked:
                     continue
                 others = [b for b in branches if b is not branch]
-                if select_fn.kind == "where" and all(self._nonfinite_constant(b.expr, env) for b in others):
-                    continue  # where(scale > 0, logpdf, nan): the output is not finite there anyway
+                if select_fn.kind == "where" and all(self._nonfinite_constant(b.expr, env, nan_only=True) for b in others):
+                    # where(scale > 0, logpdf, nan): the output is NaN there anyway. An `inf` placeholder
+                    # licenses nothing: it is usually reduced (`minimum`) to a finite value after.
+                    continue
                 search = _BranchSearch(self, env, scope, set(), 0)
                 visit(branch.expr, search)
                 uses = [(None, use) for use in search.uses] + self._nested_uses(search.selects, branch, env, scope)
@@ -342,20 +345,25 @@ class Detector:
         resolved = self._resolve_select(call, _Env(self, scope, self.place(call)))
         return self._branches(call, resolved[0], resolved[2]) if resolved is not None else []
 
-    def _nonfinite_constant(self, node: cst.BaseExpression, env: _Env) -> bool:
-        """`jnp.nan`, `-np.inf`, `float("nan")`, `jnp.full_like(x, jnp.nan)`."""
+    def _nonfinite_constant(self, node: cst.BaseExpression, env: _Env, nan_only: bool = False, depth: int = 0) -> bool:
+        """`jnp.nan`, `-np.inf`, `float("nan")`, `jnp.full_like(x, jnp.nan)`, a local bound to one;
+        with `nan_only`, a NaN and not an infinity."""
         if isinstance(node, cst.UnaryOperation):
-            return self._nonfinite_constant(node.expression, env)
+            return self._nonfinite_constant(node.expression, env, nan_only, depth)
+        if isinstance(node, cst.Name) and depth < MAX_INDIRECTION:
+            binding = env.binding(node)
+            if binding is not None and binding.value is not None and binding.imported is None:
+                return self._nonfinite_constant(binding.value, env.at(binding.place), nan_only, depth + 1)
         if isinstance(node, (cst.Name, cst.Attribute)):
             name = env.qualified(node) or ""
-            return name.rsplit(".", 1)[-1] in _NONFINITE_NAMES
+            return name.rsplit(".", 1)[-1] in (_NAN_NAMES if nan_only else _NONFINITE_NAMES)
         if isinstance(node, cst.Call):
             values = arguments(node)
             if isinstance(node.func, cst.Name) and node.func.value == "float" and values:
                 text = string_value(values[0])
-                return text is not None and text.strip().strip("+-").lower() in ("nan", "inf", "infinity")
+                return text is not None and text.strip().strip("+-").lower() in (("nan",) if nan_only else ("nan", "inf", "infinity"))
             leaf = leaf_name(node.func) or ""
-            return leaf in _FILLS and any(self._nonfinite_constant(v, env) for v in values)
+            return leaf in _FILLS and any(self._nonfinite_constant(v, env, nan_only, depth) for v in values)
         return False
 
     def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
@@ -575,10 +583,8 @@ class Detector:
             return None
         if verdict is GuardVerdict.ADMITS and use.op.kind == "pole":
             return site(SiteKind.POLE_ADMITTED, admitted, Confidence.HIGH)
-        if branch.polarity is not None:
-            unselected = _where_computed(use, env).assuming(branch.cond, not branch.polarity)
-            if not can_reach(use.arg, use.leak_domain, unselected):
-                return None  # where the branch is not selected, the condition bounds the argument off the pole
+        if branch.polarity is not None and self._kept_off_by_condition(branch, use, env):
+            return None
         if verdict is GuardVerdict.UNKNOWN and not self._condition_guards(branch, use, env):
             # The condition is about something else: a leak only if the argument can reach the pole there.
             return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None
@@ -587,6 +593,16 @@ class Detector:
         if use.via is not None:
             return site(SiteKind.SINGULAR_LOCAL, confidence=confidence)
         return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP, confidence=confidence)
+
+    def _kept_off_by_condition(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        """Where the branch is not selected, the condition bounds the argument off the pole, and
+        inside the op's domain: a NaN value there (`log` of a negative) would still leak through a
+        product with another operand, so it keeps the finding."""
+        unselected = _where_computed(use, env).assuming(branch.cond, not branch.polarity)
+        reach = IntervalSet.of(value_range(use.arg, unselected))
+        if not reach.intersect(use.leak_domain).is_empty():
+            return False
+        return use.op.domain is None or reach.intersect(use.op.domain.complement()).is_empty()
 
     def _configuration_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The op's argument is configuration (`1.0 / radius` with `radius: float`): at its pole for

@@ -115,6 +115,8 @@ class WhereBranchSingularOp(Rule):
         # `x % m` leaks only through `m` (d/dx is 1); a NumPy value carries no gradient.
         Valid("import jax\nimport jax.numpy as jnp\ndef wrap(x, L):\n    m = jax.lax.stop_gradient(L)\n    return jnp.where(L > 0, x % m, x)\n"),
         Valid("import jax.numpy as jnp\nimport numpy as np\ndef f(x, L):\n    m = np.asarray(L)\n    return jnp.where(L > 0, jnp.sqrt(m), x)\n"),
+        # The other branch is NaN, through a local: the value is invalid there anyway.
+        Valid('import torch\ndef f(tp, p):\n    nan_tensor = torch.tensor(float("nan"))\n    return torch.where(p > 0, tp / p, nan_tensor)\n'),
         # A reshape of a clamped value is still clamped.
         Valid("import torch\ndef f(x, n):\n    return torch.where(n.unsqueeze(-1) > 0, x / n.clamp_min(1e-8).unsqueeze(-1), x)\n"),
         # Masked on the select's condition before the norm; `axis=` configures, it carries no data.
@@ -142,6 +144,9 @@ class WhereBranchSingularOp(Rule):
             line=3,
             fixed="import jax.numpy as jnp\ndef f(x, p):\n    return jnp.where(x > 0, jnp.where(x > 0, x, 1.0) ** p, 0.0)\n",
         ),
+        # An infinite placeholder licenses nothing: reduced by `minimum`, the value is finite where
+        # `dx == 0`, and its gradient NaN.
+        Invalid("import jax.numpy as jnp\ndef step(d, dx):\n    return jnp.minimum(jnp.where(dx < 0, -d / dx, jnp.inf), 1.0)\n", line=3),
         Invalid("import jax.numpy as jnp\ndef wrap(x, L):\n    return jnp.where(L > 0, x % L, x)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    return torch.round(y)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    y.sum().backward()\n", line=3),
