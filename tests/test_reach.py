@@ -19,7 +19,7 @@ def reaches(body: str) -> bool:
     detector = analyse_whole_file(source, Catalog(Settings()))
     value = next(n for t in detector.trees for n in walk(t.module) if isinstance(n, cst.Call) and detector.code(n) == "jnp.sqrt(x)")
     env_at = detector._env_at
-    return may_receive_cotangent(value, detector.index.scope_at(value), detector.index.parent, env_at)
+    return may_receive_cotangent(value, detector.index.scope_at(value), detector.index.parent, env_at, {})
 
 
 @pytest.mark.parametrize(
@@ -75,7 +75,7 @@ def test_uses_that_may_reach_a_gradient(body: str) -> None:
 def test_module_code_is_not_answered() -> None:
     detector = analyse_whole_file("import jax.numpy as jnp\nv = jnp.sqrt(x)\nif v > 0:\n    pass\n", Catalog(Settings()))
     value = next(n for t in detector.trees for n in walk(t.module) if isinstance(n, cst.Call))
-    assert may_receive_cotangent(value, detector.index.scope_at(value), detector.index.parent, detector._env_at)
+    assert may_receive_cotangent(value, detector.index.scope_at(value), detector.index.parent, detector._env_at, {})
 
 
 def test_numpy_cuts_the_graph_unless_the_run_checks_it_as_differentiable() -> None:

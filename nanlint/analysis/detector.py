@@ -159,6 +159,7 @@ class Detector:
         self._variables_of: dict[tuple, set[str]] = {}
         self._index_names: dict[int, frozenset[str]] = {}
         self._excluded: dict[int, bool] = {}
+        self._names_read: dict[int, dict[str, list[cst.Name]]] = {}
         self.index = ScopeIndex(trees, self._may_select, list(defined), aliases or {})
 
     def index_names(self, scope: Scope) -> frozenset[str]:
@@ -211,7 +212,9 @@ class Detector:
         key = id(call)
         if key not in self._excluded:
             scope = self.index.scope_at(call)
-            self._excluded[key] = self._in_excluded_span(call) or not may_receive_cotangent(call, scope, self.index.parent, self._env_at)
+            self._excluded[key] = self._in_excluded_span(call) or not may_receive_cotangent(
+                call, scope, self.index.parent, self._env_at, self._names_read
+            )
         return self._excluded[key]
 
     def _env_at(self, node: cst.CSTNode) -> _Env:
@@ -583,11 +586,11 @@ class Detector:
             return None
         if verdict is GuardVerdict.ADMITS and use.op.kind == "pole":
             return site(SiteKind.POLE_ADMITTED, admitted, Confidence.HIGH)
-        if branch.polarity is not None and self._kept_off_by_condition(branch, use, env):
-            return None
         if verdict is GuardVerdict.UNKNOWN and not self._condition_guards(branch, use, env):
             # The condition is about something else: a leak only if the argument can reach the pole there.
             return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None
+        if branch.polarity is not None and self._kept_off_by_condition(branch, use, env):
+            return None
         # Compared as values, the condition leaves the pole unselected: provably reachable there.
         confidence = Confidence.HIGH if verdict is not GuardVerdict.UNKNOWN else Confidence.MEDIUM
         if use.via is not None:
@@ -598,8 +601,10 @@ class Detector:
         """Where the branch is not selected, the condition bounds the argument off the pole, and
         inside the op's domain: a NaN value there (`log` of a negative) would still leak through a
         product with another operand, so it keeps the finding."""
-        unselected = _where_computed(use, env).assuming(branch.cond, not branch.polarity)
-        reach = IntervalSet.of(value_range(use.arg, unselected))
+        arg_env = _where_computed(use, env)
+        if not self._variables(branch.cond, env, 4) & self._variables(use.arg, arg_env, 4):
+            return False  # the condition names nothing the argument is made of
+        reach = IntervalSet.of(value_range(use.arg, arg_env.assuming(branch.cond, not branch.polarity)))
         if not reach.intersect(use.leak_domain).is_empty():
             return False
         return use.op.domain is None or reach.intersect(use.op.domain.complement()).is_empty()

@@ -45,21 +45,44 @@ _STORES = (cst.AssignTarget, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr,
 
 
 def may_receive_cotangent(
-    node: cst.BaseExpression, scope: Scope, parent: dict[int, cst.CSTNode], env_at: Callable[[cst.CSTNode], Env]
+    node: cst.BaseExpression,
+    scope: Scope,
+    parent: dict[int, cst.CSTNode],
+    env_at: Callable[[cst.CSTNode], Env],
+    names_read: dict[int, dict[str, list[cst.Name]]],
 ) -> bool:
     """False when every use of `node`'s value, followed through the locals of its function, takes
-    it out of the graph. `parent`: each node's parent; `env_at`: the environment seen from a node.
-    Values outside a function (module code, a lambda's body) are not answered: True."""
+    it out of the graph. `parent`: each node's parent; `env_at`: the environment seen from a node;
+    `names_read`: a cache, per function, of the names it reads. Values outside a function (module
+    code, a lambda's body) are not answered: True."""
     if not isinstance(scope.node, cst.FunctionDef):
         return True
-    return _Walk(scope, parent, env_at).flows(node, frozenset())
+    function = scope.node
+
+    def reads() -> dict[str, list[cst.Name]]:  # read only when a local is followed
+        if id(function) not in names_read:
+            names_read[id(function)] = _names_read(function, parent)
+        return names_read[id(function)]
+
+    return _Walk(parent, env_at, reads).flows(node, frozenset())
+
+
+def _names_read(function: cst.FunctionDef, parent: dict[int, cst.CSTNode]) -> dict[str, list[cst.Name]]:
+    """Every `Name` in the function that reads a name, by name."""
+    reads: dict[str, list[cst.Name]] = {}
+    for node in walk(function):
+        if isinstance(node, cst.Name) and _reads(node, parent.get(id(node))):
+            reads.setdefault(node.value, []).append(node)
+    return reads
 
 
 class _Walk:
-    def __init__(self, scope: Scope, parent: dict[int, cst.CSTNode], env_at: Callable[[cst.CSTNode], Env]) -> None:
-        self.scope = scope
+    def __init__(
+        self, parent: dict[int, cst.CSTNode], env_at: Callable[[cst.CSTNode], Env], reads: Callable[[], dict[str, list[cst.Name]]]
+    ) -> None:
         self.parent = parent
         self.env_at = env_at
+        self.reads = reads
 
     def flows(self, node: cst.CSTNode, followed: frozenset[str]) -> bool:
         current: cst.CSTNode | bool = node
@@ -137,15 +160,8 @@ class _Walk:
         if len(followed) >= MAX_WAY:
             return True
         followed = followed | names
-        return any(self.flows(use, followed) for use in self._reads(names))
-
-    def _reads(self, names: set[str]) -> list[cst.Name]:
-        """Every `Name` in the function spelled as one of `names` that reads it."""
-        return [
-            node
-            for node in walk(self.scope.node)
-            if isinstance(node, cst.Name) and node.value in names and _reads(node, self.parent.get(id(node)))
-        ]
+        reads = self.reads()
+        return any(self.flows(use, followed) for name in names for use in reads.get(name, ()))
 
 
 def _reads(name: cst.Name, up: Optional[cst.CSTNode]) -> bool:

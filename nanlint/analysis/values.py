@@ -371,9 +371,13 @@ def value_range(node: cst.BaseExpression, env: Env, depth: int = 0) -> Interval:
     """A hull of the values `node` can take; (-inf, inf) when nothing is known. Where the question is
     asked under conditions (`env.regions`: `y > 20` is true), what they say of `node` narrows it."""
     reach = _value_range(node, env, depth)
-    for cond, truth in env.regions:
-        reach = _refined(reach, cond, node, truth, env)
+    if isinstance(node, _SUBJECTS):  # what conditions compare; the rest is computed from them
+        for cond, truth in env.regions:
+            reach = _refined(reach, cond, node, truth, env)
     return reach
+
+
+_SUBJECTS = (cst.Name, cst.Attribute, cst.Subscript)
 
 
 def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
