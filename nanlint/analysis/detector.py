@@ -249,8 +249,7 @@ class Detector:
                     # where(scale > 0, logpdf, nan): the output is NaN there anyway. An `inf` placeholder
                     # licenses nothing: it is usually reduced (`minimum`) to a finite value after.
                     continue
-                search = _BranchSearch(self, env, scope, set(), 0)
-                visit(branch.expr, search)
+                search = self._search(branch.expr, env, scope)
                 uses = [(None, use) for use in search.uses] + self._nested_uses(search.selects, branch, env, scope)
                 for holder, use in uses:
                     if use.via is not None and any(use.via.value in {n.value for n in _loads(b.expr)} for b in others):
@@ -280,8 +279,7 @@ class Detector:
         while pending:
             inner = pending.pop(0)
             for inner_branch in self.branches_of(inner, scope):
-                search = _BranchSearch(self, env, scope, set(), 0)
-                visit(inner_branch.expr, search)
+                search = self._search(inner_branch.expr, env, scope)
                 found += [(inner, use) for use in search.uses]
                 pending += search.selects
         return found
@@ -404,9 +402,13 @@ class Detector:
         return [Branch("clamped", 0, expr, None, None) for spec in specs if (expr := argument_at(call, spec, receiver)) is not None]
 
     def _uses(self, expr: cst.BaseExpression, env: _Env, scope: Scope, seen: Optional[set] = None, depth: int = 0) -> list[OpUse]:
+        return self._search(expr, env, scope, seen, depth).uses
+
+    def _search(self, expr: cst.BaseExpression, env: _Env, scope: Scope, seen: Optional[set] = None, depth: int = 0) -> "_BranchSearch":
+        """The ops `expr` evaluates (`.uses`) and the selects nested in it (`.selects`)."""
         search = _BranchSearch(self, env, scope, set() if seen is None else seen, depth)
         visit(expr, search)
-        return search.uses
+        return search
 
     def _follow_local(self, name: cst.Name, env: _Env, scope: Scope, seen: set, depth: int) -> list[OpUse]:
         """`s = jnp.sqrt(x)` earlier in the same scope, then `where(c, s, 0)`: the op leaks through `s`."""
@@ -548,7 +550,9 @@ class Detector:
             return self._guarded(arg.value, env, depth + 1, computed, condition, sole_input)
         if isinstance(arg, cst.IfExp):
             sides = (arg.body, arg.orelse)
-            return all(self._guarded(side, env, depth + 1, computed, condition, sole_input) or not depends_on_data(side, env) for side in sides)
+            return all(
+                self._guarded(side, env, depth + 1, computed, condition, sole_input) or not depends_on_data(side, env) for side in sides
+            )
         if isinstance(arg, cst.Name):
             binding = env.binding(arg)
             if binding is not None and binding.value is not None and binding.imported is None:

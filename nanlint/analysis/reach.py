@@ -25,7 +25,7 @@ import libcst as cst
 from nanlint.analysis.names import Scope
 from nanlint.analysis.syntax import argument_at
 from nanlint.analysis.tree import walk
-from nanlint.analysis.values import Env, cuts_gradient
+from nanlint.analysis.values import Env, call_parts, cuts_gradient, is_builtin
 from nanlint.catalog.tables import (
     FILL_ARGUMENT,
     METADATA_ATTRS,
@@ -133,10 +133,9 @@ class _Walk:
             return True
         env = self.env_at(call)
         func = call.func
-        if isinstance(func, cst.Name) and func.value in PYTHON_VALUE_BUILTINS and env.binding(func) is None:
+        if is_builtin(func, PYTHON_VALUE_BUILTINS, env):
             return False  # float(t), len(t)
-        qualified = env.qualified(func)
-        leaf = qualified.rsplit(".", 1)[-1] if qualified else func.attr.value if isinstance(func, cst.Attribute) else None
+        qualified, _, leaf, _, _ = call_parts(call, env)
         if leaf in STARTS_REVERSE_MODE:
             return True
         if leaf in VARIABLE_ASSIGNMENTS and isinstance(func, cst.Attribute):

@@ -31,6 +31,7 @@ from nanlint.analysis.syntax import (
 )
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.tables import (
+    ABSOLUTE_VALUES,
     ANNOTATIONS_WITHOUT_GRADIENT,
     BOUNDED_BELOW_FUNCTIONS,
     BOUNDED_BELOW_METHODS,
@@ -41,7 +42,6 @@ from nanlint.catalog.tables import (
     CONSTANT_NAME,
     DTYPE_ARGUMENT_OF_FUNCTION,
     DTYPE_ARGUMENT_OF_METHOD,
-    ABSOLUTE_VALUES,
     FILL_ARGUMENT,
     HOST_MODULES,
     INCREASING_FUNCTIONS,
@@ -260,7 +260,7 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
         return is_configuration(node.left, env, depth + 1) and is_configuration(node.right, env, depth + 1)
     if isinstance(node, cst.IfExp):  # a Python `if` picks one of the two, the same for every element
         return is_configuration(node.body, env, depth + 1) and is_configuration(node.orelse, env, depth + 1)
-    if isinstance(node, cst.Call) and (env.qualified(node.func) is not None or _is_builtin(node.func, NUMBER_BUILTINS, env)):
+    if isinstance(node, cst.Call) and (env.qualified(node.func) is not None or is_builtin(node.func, NUMBER_BUILTINS, env)):
         leaf = leaf_name(node.func)
         if leaf in FILL_ARGUMENT:  # `full_like(x, eps)`: `x` gives the shape, the fill every value
             fill = argument_at(node, FILL_ARGUMENT[leaf])
@@ -269,7 +269,7 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
     return False
 
 
-def _is_builtin(func: cst.BaseExpression, names: frozenset[str], env: Env) -> bool:
+def is_builtin(func: cst.BaseExpression, names: frozenset[str], env: Env) -> bool:
     """A call of one of Python's builtins `names`, not shadowed here."""
     return isinstance(func, cst.Name) and func.value in names and env.binding(func) is None
 
@@ -277,7 +277,7 @@ def _is_builtin(func: cst.BaseExpression, names: frozenset[str], env: Env) -> bo
 _DIFFERENTIABLE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Modulo, cst.Power, cst.MatrixMultiply)
 
 
-class _Parts(NamedTuple):
+class CallParts(NamedTuple):
     """A call as the value questions read it: `jnp.exp(x, ...)` or `x.exp(...)`."""
 
     qualified: Optional[str]  # a library function's qualified name; None for a method or user code
@@ -287,20 +287,20 @@ class _Parts(NamedTuple):
     extra: list  # the other positional arguments
 
 
-def _parts(node: cst.Call, env: Env) -> _Parts:
+def call_parts(node: cst.Call, env: Env) -> CallParts:
     qualified = env.qualified(node.func)
     method = node.func.attr.value if qualified is None and isinstance(node.func, cst.Attribute) else None
     leaf = qualified.rsplit(".", 1)[-1] if qualified is not None else method
     values = positional(node)
     if method is not None:
-        return _Parts(qualified, method, leaf, node.func.value, values)
-    return _Parts(qualified, method, leaf, values[0] if values else None, values[1:])
+        return CallParts(qualified, method, leaf, node.func.value, values)
+    return CallParts(qualified, method, leaf, values[0] if values else None, values[1:])
 
 
 def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
-    qualified, method, leaf, _, _ = _parts(node, env)
+    qualified, method, leaf, _, _ = call_parts(node, env)
     if gradient:
-        if qualified is None and _is_builtin(node.func, BUILTINS_WITHOUT_GRADIENT, env):
+        if qualified is None and is_builtin(node.func, BUILTINS_WITHOUT_GRADIENT, env):
             return False  # len(x), int(n)
         if leaf in FILL_ARGUMENT:
             fill = argument_at(node, FILL_ARGUMENT[leaf])
@@ -411,7 +411,7 @@ _CLAMPS = (LOWER_CLAMPS | UPPER_CLAMPS | {"clip", "clamp", "clip_by_value"}) - {
 
 
 def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
-    qualified, method, leaf, operand, extra = _parts(node, env)
+    qualified, method, leaf, operand, extra = call_parts(node, env)
     carried = carried_value(node, env)
     if carried is not None:
         return value_range(carried, env, depth + 1)
@@ -584,7 +584,7 @@ def _is_reduction_of(node: cst.BaseExpression, operand: cst.BaseExpression, redu
         node = node.value
     if not isinstance(node, cst.Call):
         return False
-    _, _, leaf, inner, _ = _parts(node, env)
+    _, _, leaf, inner, _ = call_parts(node, env)
     if inner is None:
         return False
     if leaf in STOP_GRADIENT:
