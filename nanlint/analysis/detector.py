@@ -9,7 +9,7 @@ a fix or a verification needs.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import libcst as cst
 
@@ -250,7 +250,7 @@ class Detector:
                     # licenses nothing: it is usually reduced (`minimum`) to a finite value after.
                     continue
                 search = self._search(branch.expr, env, scope)
-                uses = [(None, use) for use in search.uses] + self._nested_uses(search.selects, branch, env, scope)
+                uses = [(None, use) for use in search.uses] + self._nested_uses(search.selects, branch, scope)
                 for holder, use in uses:
                     if use.via is not None and any(use.via.value in {n.value for n in _loads(b.expr)} for b in others):
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
@@ -269,19 +269,20 @@ class Detector:
             found += mask_sites(self, _Env, found)  # NAN201: masking.py
         return found
 
-    def _nested_uses(self, selects: list[cst.Call], branch: Branch, env: _Env, scope: Scope) -> list[tuple[cst.Call, OpUse]]:
+    def _nested_uses(self, selects: list["_Nested"], branch: Branch, scope: Scope) -> list[tuple[cst.Call, OpUse]]:
         """The ops in the branches of the selects nested in `branch` (`where(a, 0, where(b, u, v))`),
-        each with the select that holds it: where the outer select leaves `branch` unselected, they
-        are unselected too, whatever the inner conditions say."""
+        directly or through locals (`imp = clip(where(b, u, v), lo, hi)`, `where(a, 0, imp)`), each
+        with the select that holds it: where the outer select leaves `branch` unselected, they are
+        unselected too, whatever the inner conditions say."""
         if branch.cond is None:
             return []
         found, pending = [], list(selects)
         while pending:
             inner = pending.pop(0)
-            for inner_branch in self.branches_of(inner, scope):
-                search = self._search(inner_branch.expr, env, scope)
-                found += [(inner, use) for use in search.uses]
-                pending += search.selects
+            for inner_branch in self.branches_of(inner.call, scope):
+                search = self._search(inner_branch.expr, inner.env, scope)
+                found += [(inner.call, inner.reached(use)) for use in search.uses]
+                pending += [inner.through(nested) for nested in search.selects]
         return found
 
     def _clamps_at_poles(self) -> list[LeakSite]:
@@ -410,10 +411,11 @@ class Detector:
         visit(expr, search)
         return search
 
-    def _follow_local(self, name: cst.Name, env: _Env, scope: Scope, seen: set, depth: int) -> list[OpUse]:
-        """`s = jnp.sqrt(x)` earlier in the same scope, then `where(c, s, 0)`: the op leaks through `s`."""
+    def _follow_local(self, name: cst.Name, env: _Env, scope: Scope, seen: set, depth: int) -> Optional["_BranchSearch"]:
+        """`s = jnp.sqrt(x)` earlier in the same scope, then `where(c, s, 0)`: the op leaks through `s`
+        (and so do the ops of the selects `s` was computed by)."""
         if depth >= MAX_INDIRECTION:
-            return []
+            return None
         binding = env.binding(name)
         if (
             binding is None
@@ -423,13 +425,13 @@ class Detector:
             or binding.place >= env.place
             or id(binding) in seen
         ):
-            return []
+            return None
         seen.add(id(binding))
-        # The chain's first name and the definition that holds the op are what a user needs to see.
-        return [
-            OpUse(use.op, use.framework, use.node, use.arg, use.leak_domain, via=name, definition=use.definition or binding)
-            for use in self._uses(binding.value, env.at(binding.place), scope, seen, depth + 1)
-        ]
+        search = self._search(binding.value, env.at(binding.place), scope, seen, depth + 1)
+        reached = _Nested(None, env, name, binding)
+        search.uses = [reached.reached(use) for use in search.uses]
+        search.selects = [reached.through(nested) for nested in search.selects]
+        return search
 
     def _is_select_or_barrier(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
         if self.catalog.select(qualified) is not None or self.catalog.is_barrier(qualified):
@@ -739,7 +741,7 @@ class _BranchSearch(cst.CSTVisitor):
         self.seen = seen
         self.depth = depth
         self.uses: list[OpUse] = []
-        self.selects: list[cst.Call] = []
+        self.selects: list[_Nested] = []
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
@@ -749,7 +751,8 @@ class _BranchSearch(cst.CSTVisitor):
         qualified = env.qualified(node.func)
         if detector._is_select_or_barrier(node, qualified, env):
             if not detector._is_barrier_call(node, qualified, env):
-                self.selects.append(node)  # a nested select: its ops are the outer select's too (`_nested_uses`)
+                # A nested select: its ops are the outer select's too (`_nested_uses`).
+                self.selects.append(_Nested(node, env, None, None))
             return False
         leaf = leaf_name(node.func)
         if cuts_gradient(node, leaf, qualified, env):
@@ -799,8 +802,35 @@ class _BranchSearch(cst.CSTVisitor):
         return False
 
     def visit_Name(self, node: cst.Name) -> bool:
-        self.uses += self.detector._follow_local(node, self.env, self.scope, self.seen, self.depth)
+        local = self.detector._follow_local(node, self.env, self.scope, self.seen, self.depth)
+        if local is not None:
+            self.uses += local.uses
+            self.selects += local.selects
         return False
+
+
+class _Nested(NamedTuple):
+    """A select met in a branch (`call`), read where it is written (`env`); when that is in the
+    definition of a local, `via` is the local the branch names and `definition` the binding that
+    holds the select. (`call` is None for a local's own reach, which `_follow_local` applies.)"""
+
+    call: Optional[cst.Call]
+    env: "_Env"
+    via: Optional[cst.Name]
+    definition: Optional[Binding]
+
+    def reached(self, use: OpUse) -> OpUse:
+        """`use`, found in this select's branches, as the outer branch reaches it: through the
+        branch's own local first (what a user reads), held by the innermost definition."""
+        if self.via is None:
+            return use
+        return OpUse(use.op, use.framework, use.node, use.arg, use.leak_domain, via=self.via, definition=use.definition or self.definition)
+
+    def through(self, nested: "_Nested") -> "_Nested":
+        """A select nested in this one's branches, as the outer branch reaches it."""
+        if self.via is None:
+            return nested
+        return _Nested(nested.call, nested.env, self.via, nested.definition or self.definition)
 
 
 def _explained_once(sites: list[LeakSite]) -> list[LeakSite]:
@@ -809,7 +839,7 @@ def _explained_once(sites: list[LeakSite]) -> list[LeakSite]:
     groups: dict[tuple, list[LeakSite]] = {}
     for site in sites:
         holder = site.nested_in if site.nested_in is not None else site.select
-        key = (id(site.use.node), site.use.via.value if site.use.via is not None else None, id(holder))
+        key = (id(site.use.node), id(holder))  # the same op, whichever local each select reads it through
         groups.setdefault(key, []).append(site)
     dropped: set[int] = set()
     for group in groups.values():

@@ -84,4 +84,13 @@ class WhereBranchSingularLocal(Rule):
             fixed="import jax.numpy as jnp\ndef hue(hi, lo, r):\n    diff = hi - lo\n    rc = (hi - r) / jnp.where(lo == hi, 1.0, diff)\n"
             "    return jnp.where(lo == hi, 0.0, jnp.where(r == hi, 0.0, rc))\n",
         ),
+        # The same through a local computed by a clamp: where `x > 1` the power's base is negative,
+        # its value NaN; the clamp keeps the NaN, and the where's zero cotangent meets it.
+        Invalid(
+            "import jax.numpy as jnp\ndef impedance(x, p):\n    p = jnp.maximum(1.0, p)\n"
+            "    y = jnp.clip(1 - jnp.power(1 - x, p), 0.0, 1.0)\n    return jnp.where(x > 1.0, 1.0, y)\n",
+            line=5,
+            fixed="import jax.numpy as jnp\ndef impedance(x, p):\n    p = jnp.maximum(1.0, p)\n"
+            "    y = jnp.clip(1 - jnp.power(jnp.where(x > 1.0, 1.0, 1 - x), p), 0.0, 1.0)\n    return jnp.where(x > 1.0, 1.0, y)\n",
+        ),
     )
