@@ -254,11 +254,13 @@ class Detector:
                 for holder, use in uses:
                     if use.via is not None and any(use.via.value in {n.value for n in _loads(b.expr)} for b in others):
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
+                    if holder is not None and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
+                        continue  # an inner select's op: only where this condition provably explains its pole
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
                     if site is None or site.kind not in kinds or self.excluded(call):
                         continue
                     if holder is not None and site.confidence is not Confidence.HIGH:
-                        continue  # an inner select's op: only where this condition provably explains its pole
+                        continue
                     site.nested_in, site.scope = holder, scope
                     site.upstream = self._upstream(site, env)
                     found.append(site)
@@ -273,12 +275,16 @@ class Detector:
         """The ops in the branches of the selects nested in `branch` (`where(a, 0, where(b, u, v))`),
         directly or through locals (`imp = clip(where(b, u, v), lo, hi)`, `where(a, 0, imp)`), each
         with the select that holds it: where the outer select leaves `branch` unselected, they are
-        unselected too, whatever the inner conditions say."""
+        unselected too, whatever the inner conditions say. Each nested select is searched once for
+        the branch (each of its branches on its own: an op reached from two of them is held by both)."""
         if branch.cond is None:
             return []
-        found, pending = [], list(selects)
+        found, pending, searched = [], list(selects), set()
         while pending:
             inner = pending.pop(0)
+            if id(inner.call) in searched:
+                continue
+            searched.add(id(inner.call))
             for inner_branch in self.branches_of(inner.call, scope):
                 search = self._search(inner_branch.expr, inner.env, scope)
                 found += [(inner.call, inner.reached(use)) for use in search.uses]
@@ -726,6 +732,10 @@ class Detector:
                 return GuardVerdict.NO_LEAK, None
             return GuardVerdict.LEAK, None
         return GuardVerdict.UNKNOWN, None
+
+
+# What the condition says of the op's argument when it provably explains the pole (HIGH confidence).
+_PROVEN = frozenset({GuardVerdict.LEAK, GuardVerdict.ADMITS})
 
 
 class _BranchSearch(cst.CSTVisitor):
