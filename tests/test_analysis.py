@@ -305,3 +305,36 @@ def test_interval_set_algebra() -> None:
     assert IntervalSet.points(-1.0, 1.0).contains(1.0) and not IntervalSet.points(-1.0, 1.0).contains(0.0)
     assert IntervalSet.of(Interval(0.0, 1.0), Interval(1.0, 2.0, False, True)) == IntervalSet.of(Interval(0.0, 2.0))
     assert IntervalSet.below(0.0, closed=True).describe("x") == "x <= 0"
+
+
+# --- helpers of the file ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("helper", "call", "expected"),
+    [
+        ("def h(x):\n    return x.sum() + x", "h(a * b)", "(a * b).sum() + (a * b)"),
+        ("def h(x, eps=1e-6):\n    '''Doc.'''\n    y = abs(x)\n    return y + eps", "h(v)", "abs(v) + 1e-6"),
+        ("def h(x, *, k=2):\n    return x ** k", "h(v, k=3)", "v ** 3"),
+        ("def h(x, **kw):\n    return x", "h(v)", None),  # **kwargs: what it binds is unknown
+        ("def h(x):\n    if x:\n        return 1\n    return x", "h(v)", None),  # not straight-line
+        ("def h(x):\n    return [x for x in range(3)]", "h(v)", None),  # a comprehension binds x again
+        ("def h(x):\n    return x", "h(*vs)", None),
+        ("def h(x, y):\n    return x / y", "h(v)", None),  # y has no value
+    ],
+)
+def test_a_straight_line_helper_returns_its_expression_in_the_call_arguments(helper: str, call: str, expected) -> None:
+    detector = detector_for(f"{helper}\ndef f(a, b, v, vs):\n    return {call}\n")
+    value, env = last_return(detector)
+    inlined = env.inlined(value)
+    assert (None if inlined is None else env.code(inlined)) == expected
+
+
+def test_a_helper_value_feeds_the_value_range() -> None:
+    value, env = returned("""
+        import jax.numpy as jnp
+        def _pos(x, eps=1e-6):
+            a = jnp.abs(x)
+            return a + eps
+        def f(y):
+            return _pos(y)
+    """)
+    assert value_range(value, env).lo > 0

@@ -242,6 +242,42 @@ def test_an_unused_assignment_is_left_out_and_a_used_one_kept() -> None:
     assert [f[0] for f in assert_same(source)] == []
 
 
+def test_a_straight_line_helper_the_kept_code_calls_is_kept_for_what_it_returns() -> None:
+    source = src("""
+        import jax.numpy as jnp
+
+        def _safe(r2):
+            \"\"\"A double where's inner half.\"\"\"
+            return jnp.where(r2 > 0, r2, jnp.ones_like(r2))
+
+        def _clipped_exp(x, top=20.0):
+            x = jnp.minimum(x, top)
+            return jnp.exp(x)
+
+        def _branchy(x):
+            if x is None:
+                return 1.0
+            return x
+
+        def unrelated(x):
+            return x + 1
+
+        def kernel(r2):
+            return jnp.where(r2 > 0, -jnp.sqrt(_safe(r2)), 0.0)
+
+        def softplus(x):
+            return jnp.where(x > 30.0, x, jnp.log1p(_clipped_exp(x)))
+
+        def other(x):
+            return jnp.where(x > 0, jnp.sqrt(_branchy(x)), 0.0)
+    """)
+    text = kept_text(source)
+    assert "def _safe" in text and "def _clipped_exp" in text
+    assert "def _branchy" not in text and "def unrelated" not in text  # not straight-line; not called
+    # The helpers' values guard `sqrt` and keep `log1p` off its pole; `_branchy`'s is unknown.
+    assert [(f[0], f[1].row) for f in assert_same(source)] == [("NAN001", 26)]
+
+
 def test_a_statement_glued_to_a_definition_keeps_its_bindings() -> None:
     # `(a, b) = ...` starts with a bracket, so the cut leaves it in the unit of the `def` above it.
     source = src("""

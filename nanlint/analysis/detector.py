@@ -14,6 +14,7 @@ from typing import NamedTuple, Optional
 import libcst as cst
 
 from nanlint.analysis.conditions import affine_base, selected_values
+from nanlint.analysis.inline import inlined
 from nanlint.analysis.masking import mask_sites, masked_value
 from nanlint.analysis.names import (
     Binding,
@@ -124,6 +125,9 @@ class _Env:
     def at(self, place: Place) -> "_Env":
         return _Env(self.detector, self.scope, place, self.assumed, self.regions)
 
+    def inlined(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        return self.detector.inlined(call, self)
+
     def differentiable(self, framework: str) -> bool:
         return framework in self.detector.catalog.frameworks
 
@@ -156,6 +160,7 @@ class Detector:
         self.imported_frameworks = frameworks
         self.never_differentiated = never_differentiated
         self._code_cache: dict[int, str] = {}
+        self._inlined: dict[int, Optional[cst.BaseExpression]] = {}
         self._variables_of: dict[tuple, set[str]] = {}
         self._index_names: dict[int, frozenset[str]] = {}
         self._excluded: dict[int, bool] = {}
@@ -187,6 +192,16 @@ class Detector:
         if text is None:
             text = self._code_cache[key] = code(node)
         return text
+
+    def inlined(self, call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
+        """What a call of a helper defined in the file returns (inline.py). Remembered per call: the
+        expression is built once, and stays alive for the caches keyed by its nodes."""
+        key = id(call)
+        if key not in self._inlined:
+            binding = env.binding(call.func) if isinstance(call.func, cst.Name) else None
+            function = binding.function if binding is not None else None
+            self._inlined[key] = inlined(function, call) if function is not None else None
+        return self._inlined[key]
 
     def place(self, node: cst.CSTNode) -> Place:
         """Where the node is in source order, for ordering it against bindings."""

@@ -33,6 +33,8 @@ class Binding:
     augmented: Optional[cst.AugAssign] = None
     # A parameter's annotation, its last name (`int` for `n: int`, `Array` for `x: jax.Array`).
     annotation: Optional[str] = None
+    # `def name(...)`: the definition (what a call of it returns is read from it: inline.py).
+    function: Optional[cst.FunctionDef] = None
 
 
 @dataclass(eq=False)
@@ -145,7 +147,7 @@ class ScopeIndex:
         elif kind is cst.Name or kind in _PLAIN:
             pass
         elif kind is cst.FunctionDef:
-            scope.bind(Binding(node.name.value, self.place[id(node)]))
+            scope.bind(Binding(node.name.value, self.place[id(node)], function=node))
             inner = self.scope_of[id(node)] = Scope(node, scope)
             self._bind_params(node.params, inner)
             return inner

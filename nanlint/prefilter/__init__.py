@@ -33,6 +33,9 @@ from nanlint.prefilter.units import MEMBER_WRAPPER, Unit, class_members, top_lev
 __all__ = ["MEMBER_WRAPPER", "Prefiltered", "Reported", "Unit", "Verdict", "prefilter"]
 
 _CLASS = re.compile(r"(?:@[^\n]*\n)*class\b")
+_DEF = re.compile(r"(?:@[^\n]*\n)*def\b")
+# The longest helper body read for what it returns (analysis/inline.py): assignments before its return.
+_HELPER_STEPS = 8
 # A later line at column 0 after a `def` or `class` that can bind names: `(a, b) = f()`, `[c] = g()`.
 _BINDING_AFTER_DEFINITION = re.compile(r"\n[(\[*]")
 # The dotted name before a called name on its line (`jnp.` in `jnp.where(`), and what, just before
@@ -342,15 +345,23 @@ class _Plan:
 
     # --- what the kept units need -----------------------------------------------------------------
     def close_over_bindings(self) -> bool:
-        """Keep every top-level statement that binds a name kept code uses (imports, constants),
-        until nothing more is needed; False when such a statement does not parse on its own."""
+        """Keep every top-level statement that binds a name kept code uses (imports, constants), and
+        every straight-line helper it calls (what it returns is read: analysis/inline.py), until nothing
+        more is needed; False when such a statement does not parse on its own."""
         used: set[str] = set().union(*(piece.names(self.source) for pieces in self.kept.values() for piece in pieces))
         self._binders: dict[int, frozenset[str]] = {}
         changed = True
         while changed:
             changed = False
             for index, unit in enumerate(self.units):
-                if index in self.kept or not self._may_bind(unit) or not (unit.words(self.source) & used):
+                if index in self.kept or not (unit.words(self.source) & used):
+                    continue
+                if unit.definition in used and self._straight_line_helper(unit):
+                    self.kept[index] = [unit]
+                    used |= unit.names(self.source)
+                    changed = True
+                    continue
+                if not self._may_bind(unit):
                     continue
                 bound = self._bound_names(index)
                 if bound is None:
@@ -361,6 +372,23 @@ class _Plan:
                     changed = True
         self._used = used
         return True
+
+    def _straight_line_helper(self, unit: Unit) -> bool:
+        """A function whose body is assignments to names, then one `return` (after a docstring):
+        `def _safe(x): return ...`, `def save_exp(x): x = minimum(x, 20.0); return exp(x)`."""
+        if not _DEF.match(self.source, unit.start):
+            return False
+        tree = unit.tree(self.source)
+        function = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+        if not isinstance(function, ast.FunctionDef):
+            return False
+        body = function.body
+        if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            body = body[1:]
+        steps = body[:-1]
+        if len(steps) > _HELPER_STEPS or not all(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) for s in steps):
+            return False
+        return bool(body) and isinstance(body[-1], ast.Return) and body[-1].value is not None
 
     def _may_bind(self, unit: Unit) -> bool:
         """A statement; or a definition followed, in its unit, by a statement that may bind."""

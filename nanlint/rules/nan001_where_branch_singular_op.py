@@ -60,6 +60,11 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)\n"),
         Valid("import jax.numpy as jnp\nsafe_x = jnp.where(x > 0, x, 1.0)\njnp.where(x > 0, jnp.log(safe_x), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.log(jnp.maximum(x, 1e-6)), 0.0)\n"),
+        # A helper of the file is read for what it returns: here, the inner half of a double where.
+        Valid(
+            "import jax.numpy as jnp\ndef _safe(r2):\n    return jnp.where(r2 > 0, r2, jnp.ones_like(r2))\n"
+            "def kernel(r2):\n    return jnp.where(r2 > 0, jnp.sqrt(_safe(r2)), 0.0)\n"
+        ),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.log(2.0), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, x ** 2, 0.0)\n"),
         # Indexing a masked value reads some of its (safe) values: `safe[..., None]` is still masked.
@@ -132,6 +137,13 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\ndef check(x):\n    r = jnp.where(x > 0, jnp.log(x), 0.0)\n    if r.sum() > 10:\n        raise ValueError\n"),
     )
     INVALID = (
+        # A helper that only scales its argument keeps nothing off the pole.
+        Invalid(
+            "import jax.numpy as jnp\ndef _scaled(x):\n    return 2.0 * x\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(_scaled(x)), 0.0)\n",
+            line=5,
+            fixed="import jax.numpy as jnp\ndef _scaled(x):\n    return 2.0 * x\n"
+            "def f(x):\n    return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, _scaled(x), 1.0)), 0.0)\n",
+        ),
         # torch's `floor` and `round` send a zero back (not nothing): 0 * inf in the op; and
         # `backward()` starts reverse mode from the value.
         Invalid("import torch\ntorch.where(x > 0, torch.floor(torch.sqrt(x)), 0.0)\n", line=2),
