@@ -56,6 +56,7 @@ from nanlint.catalog.tables import (
     GATHERS,
     LOWER_CLAMPS,
     LOWER_KEYWORDS,
+    METADATA_ATTRS,
     OPS,
     SHAPE_ARG,
     UPPER_CLAMPS,
@@ -809,7 +810,8 @@ class _BranchSearch(cst.CSTVisitor):
         return True
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        visit(node.value, self)  # `x.real` reads `x`; `real` is no name of data
+        if node.attr.value not in METADATA_ATTRS:  # `x.dtype`, `x.shape`: no value of `x` flows on
+            visit(node.value, self)  # `x.real` reads `x`; `real` is no name of data
         return False
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
