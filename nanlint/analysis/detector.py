@@ -257,19 +257,26 @@ class Detector:
             select_fn, framework, method_form = resolved
             branches = self._branches(call, select_fn, method_form)
             masked = masked_value(self, call, env, resolved)  # a NaN mask's own value: NAN201's (masking.py)
+            uses_of: dict[int, list[tuple[Optional[cst.Call], OpUse]]] = {}
             for branch in branches:
+                others = [b for b in branches if b is not branch]
                 if branch.expr is masked:
                     continue
-                others = [b for b in branches if b is not branch]
                 if select_fn.kind == "where" and all(self._nonfinite_constant(b.expr, env, nan_only=True) for b in others):
                     # where(scale > 0, logpdf, nan): the output is NaN there anyway. An `inf` placeholder
                     # licenses nothing: it is usually reduced (`minimum`) to a finite value after.
                     continue
                 search = self._search(branch.expr, env, scope)
-                uses = [(None, use) for use in search.uses] + self._nested_uses(search.selects, branch, scope)
-                for holder, use in uses:
+                uses_of[id(branch)] = [(None, use) for use in search.uses] + self._nested_uses(search.selects, branch, scope)
+            # The ops each branch evaluates outside any select of its own: selected, it uses them.
+            evaluated = {key: {id(use.node) for holder, use in uses if holder is None} for key, uses in uses_of.items()}
+            for branch in branches:
+                others = [b for b in branches if b is not branch]
+                for holder, use in uses_of.get(id(branch), ()):
                     if use.via is not None and any(use.via.value in {n.value for n in _loads(b.expr)} for b in others):
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
+                    if others and all(id(use.node) in evaluated.get(id(b), ()) for b in others):
+                        continue  # so does the op itself (`where(c, u / d, d / v)` through locals): no branch hides it
                     if holder is not None and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
                         continue  # an inner select's op: only where this condition provably explains its pole
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)

@@ -54,6 +54,9 @@ class WhereBranchSingularLocal(Rule):
         Valid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.log(jnp.where(x > 0, x, 1.0))\n    return jnp.where(x > 0, s, 0.0)\n"),
         Valid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.where(x > 0, x, 1.0)\n    return jnp.where(x > 0, jnp.log(s), 0.0)\n"),
         Valid("import jax.numpy as jnp\ndef f(x, s):\n    return jnp.where(x > 0, s, 0.0)\n"),
+        # Both branches evaluate `x / d` (one through `a`): where `d == 0` the selected one's gradient
+        # is infinite already, and masking `a` would change nothing.
+        Valid("import jax.numpy as jnp\ndef f(x, d):\n    m = x / d\n    a = m * 2.0\n    return jnp.where(d > 1.0, a, m + 1.0)\n"),
         # Only the local's dtype is read: no value of it, and no cotangent into it.
         Valid("import jax.numpy as jnp\ndef f(x, y, s):\n    k = x / s\n    return jnp.where(s == 0, 0.0, jnp.asarray(y, dtype=k.dtype))\n"),
         # `where(r > 0, r, 1.0)` is positive: nothing computed from it divides by zero.
