@@ -12,6 +12,7 @@ from nanlint.catalog.lookup import Catalog
 from nanlint.config.settings import Settings
 from nanlint.files import CheckError, FileResult, check_size, decode_source, is_notebook, read_source_bytes, syntax_diagnostic
 from nanlint.prefilter import Prefiltered, Reported, Verdict, prefilter
+from nanlint.prefilter.helpers import HelperFinder, ImportedHelpers
 from nanlint.prefilter.reexports import ArrayModules, Resolver
 from nanlint.rules import BY_CODE, expand_selector, kinds_of, select_codes
 from nanlint.suppression import parse_suppressions
@@ -35,6 +36,7 @@ class Checker:
             nan_masks=SiteKind.NAN_MASK in self.kinds,
         )
         self.array_modules = ArrayModules(settings.array_modules)
+        self.imported_helpers = ImportedHelpers(self.array_modules)
         self._per_file = [
             (pattern, frozenset(c for s in selectors for c in expand_selector(s)))
             for pattern, selectors in settings.per_file_ignores.items()
@@ -75,8 +77,9 @@ class Checker:
         # Code that is never differentiated cannot leak a gradient: only the file's own problems (NAN900) count.
         kinds = frozenset() if self._never_differentiated(where) else self.kinds - kinds_of(self._ignored_for(where))
         resolve = self.array_modules.resolver(path)
-        found = prefilter(source, self.catalog, self.reported, whole=self.settings.parse_whole_files, resolve=resolve)
-        # Findings that depend on what another file re-exports are cached with that file's content too.
+        find_helper = self.imported_helpers.finder(path)
+        found = prefilter(source, self.catalog, self.reported, self.settings.parse_whole_files, resolve, find_helper)
+        # Findings that depend on what another file re-exports or defines are cached with its content too.
         result.depends_on = found.imports.depends_on
         if found.verdict is Verdict.TOO_DEEP:
             result.error = f"nanlint: {filename}: too deeply nested to analyse"
@@ -85,13 +88,15 @@ class Checker:
             result.diagnostics = [syntax_diagnostic(filename, error.msg, error.lineno or 1, error.offset or 1)]
         elif found.verdict is not Verdict.NOTHING:
             try:
-                self._analyse(result, found, kinds, resolve)
+                self._analyse(result, found, kinds, resolve, find_helper)
             except (RecursionError, MemoryError):
                 result.diagnostics = []
                 result.error = f"nanlint: {filename}: too deeply nested to analyse"
         return result
 
-    def _analyse(self, result: FileResult, found: Prefiltered, kinds: frozenset, resolve: Optional[Resolver]) -> None:
+    def _analyse(
+        self, result: FileResult, found: Prefiltered, kinds: frozenset, resolve: Optional[Resolver], find_helper: Optional[HelperFinder]
+    ) -> None:
         """The kept units read by libcst, their sites as diagnostics, and a fix planned for each."""
         # Here, not at the top: a file the prefilter clears never loads libcst.
         from nanlint.analysis.analyse import AnalysisError, analyse
@@ -106,7 +111,7 @@ class Checker:
             ):
                 # A module- or class-level local may be used anywhere in the file, and its fix depends
                 # on every use: the kept units do not hold them all, so read the file whole (rare).
-                found = prefilter(source, self.catalog, self.reported, whole=True, resolve=resolve)
+                found = prefilter(source, self.catalog, self.reported, True, resolve, find_helper)
                 analysis = analyse(source, found, self.catalog, kinds)
         except AnalysisError as error:
             result.error = f"nanlint: {result.filename}: {error}"

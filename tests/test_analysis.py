@@ -222,6 +222,10 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         # Absolute values and negations of what is known.
         ("jnp.abs(jnp.clip(x, -2.0, 1.0))", 0.0, 2.0),
         ("jnp.negative(jnp.exp(x))", -INF, 0.0),
+        # Sums spelled as calls; torch's `alpha=` scales the second term, so it says nothing.
+        ("x.abs().add_(1e-15)", 1e-15, INF),
+        ("jnp.add(jnp.exp(x), 1.0)", 1.0, INF),
+        ("x.abs().add(1.0, alpha=-2.0)", -INF, INF),
     ],
 )
 def test_value_ranges(expression: str, low: float, high: float) -> None:

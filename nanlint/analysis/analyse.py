@@ -39,6 +39,7 @@ def analyse(source: str, prefiltered: Prefiltered, catalog: Catalog, kinds: froz
             prefiltered.defined,
             prefiltered.never_differentiated,
             prefiltered.imports.aliases,
+            {name: helper.text for name, helper in prefiltered.helpers.items()},
         )
         return Analysis(detector, detector.sites(kinds))
     except cst.ParserSyntaxError as error:

@@ -149,11 +149,13 @@ class Detector:
         defined: list[tuple[str, int]] = (),
         never_differentiated: list[tuple[int, int]] = (),
         aliases: Optional[dict[str, str]] = None,
+        helpers: Optional[dict[str, str]] = None,
     ) -> None:
         """`trees`: the kept units of the file `source`, in file order. `frameworks`: those the file imports
         (tensor methods count for them). `defined`: top-level definitions not read, by name.
         `never_differentiated`: spans (character offsets) where no site is reported. `aliases`: the
-        imported names that stand for an array module's (`mylib.backend.numpy` -> `jax.numpy`)."""
+        imported names that stand for an array module's (`mylib.backend.numpy` -> `jax.numpy`).
+        `helpers`: the straight-line helpers the file imports, as source, by the name it binds."""
         self.source = source
         self.lines = LineIndex(source)
         self.trees = trees
@@ -162,6 +164,8 @@ class Detector:
         self.never_differentiated = never_differentiated
         self._code_cache: dict[int, str] = {}
         self._inlined: dict[int, Optional[cst.BaseExpression]] = {}
+        self._helper_sources = helpers or {}
+        self._helpers: dict[str, Optional[cst.FunctionDef]] = {}
         self._variables_of: dict[tuple, set[str]] = {}
         self._index_names: dict[int, frozenset[str]] = {}
         self._excluded: dict[int, bool] = {}
@@ -201,8 +205,22 @@ class Detector:
         if key not in self._inlined:
             binding = env.binding(call.func) if isinstance(call.func, cst.Name) else None
             function = binding.function if binding is not None else None
+            if function is None and isinstance(call.func, cst.Name) and (binding is None or binding.imported is not None):
+                # An import (a relative one binds nothing here) of a helper the prefilter read.
+                function = self._imported_helper(call.func.value)
             self._inlined[key] = inlined(function, call) if function is not None else None
         return self._inlined[key]
+
+    def _imported_helper(self, name: str) -> Optional[cst.FunctionDef]:
+        """A helper imported from another module of the tree, read by libcst on first use."""
+        if name not in self._helpers:
+            text = self._helper_sources.get(name)
+            try:
+                body = cst.parse_module(text).body if text is not None else []
+            except cst.ParserSyntaxError:
+                body = []
+            self._helpers[name] = body[0] if len(body) == 1 and isinstance(body[0], cst.FunctionDef) else None
+        return self._helpers[name]
 
     def place(self, node: cst.CSTNode) -> Place:
         """Where the node is in source order, for ordering it against bindings."""

@@ -32,6 +32,7 @@ from nanlint.analysis.syntax import (
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.tables import (
     ABSOLUTE_VALUES,
+    ADDITIONS,
     ANNOTATIONS_WITHOUT_GRADIENT,
     BOUNDED_BELOW_FUNCTIONS,
     BOUNDED_BELOW_METHODS,
@@ -171,12 +172,12 @@ def carried_value(call: cst.Call, env: Env) -> Optional[cst.BaseExpression]:
     if qualified is None:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in PASS_THROUGH_METHODS:
             return call.func.value
-        if isinstance(call.func, cst.Name):
-            return env.inlined(call)
-        return None
+        return env.inlined(call) if isinstance(call.func, cst.Name) else None
     position = PASS_THROUGH_FUNCTIONS.get(qualified, PASS_THROUGH_FUNCTIONS.get(qualified.rsplit(".", 1)[-1]))
     values = positional(call)
-    return values[position] if position is not None and position < len(values) else None
+    if position is not None:
+        return values[position] if position < len(values) else None
+    return env.inlined(call) if isinstance(call.func, cst.Name) else None  # an imported helper
 
 
 _ARITHMETIC = {
@@ -447,6 +448,8 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
     signed = _sign_range(leaf, operand, extra, env, depth + 1)
     if signed is not None:
         return signed
+    if leaf in ADDITIONS and operand is not None and len(extra) == 1 and len(node.args) == (1 if method else 2):
+        return _add(value_range(operand, env, depth + 1), value_range(extra[0], env, depth + 1))
     if operand is not None and (qualified in SUMS or method in SUM_METHODS):
         return _sum_range(value_range(operand, env, depth + 1))
     bound = _bounded_below_call(node, env)

@@ -1005,6 +1005,9 @@ LOWER_REDUCTIONS = frozenset({"min", "amin", "reduce_min"})
 # for conditions on `|x|`.
 ABSOLUTE_VALUES = frozenset({"abs", "absolute", "fabs"})
 NEGATIONS = frozenset({"neg", "negative"})
+# Sums of two by last name, for value ranges (`jnp.add(a, b)`, `x.add_(eps)`); not with torch's
+# `alpha=`, which scales the second.
+ADDITIONS = frozenset({"add", "add_"})
 # Evenly spaced counts from a start (`arange(1, n)` >= 1 with a positive step): their value range.
 RANGES = frozenset({"arange", "range"})
 # Constructors of a constant: their value, by last name (`full_like` is its fill value).

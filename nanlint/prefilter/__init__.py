@@ -17,6 +17,7 @@ safe cut (or when asked: the reference path), or Python's own error for a file t
 from __future__ import annotations
 
 import ast
+import dataclasses
 import enum
 import re
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Optional
 
 from nanlint.catalog.lookup import Catalog
 from nanlint.prefilter.contexts import AUTOGRAD_BASE_ENDING, PRIMAL_WORDS, Contexts, may_have_contexts
+from nanlint.prefilter.helpers import Helper, HelperFinder, imported_helpers, straight_line_function
 from nanlint.prefilter.reexports import Resolver, resolve_imports
 from nanlint.prefilter.screen import Reported, Screen
 from nanlint.prefilter.syntax import Position, parse
@@ -34,8 +36,6 @@ __all__ = ["MEMBER_WRAPPER", "Prefiltered", "Reported", "Unit", "Verdict", "pref
 
 _CLASS = re.compile(r"(?:@[^\n]*\n)*class\b")
 _DEF = re.compile(r"(?:@[^\n]*\n)*def\b")
-# The longest helper body read for what it returns (analysis/inline.py): assignments before its return.
-_HELPER_STEPS = 8
 # A later line at column 0 after a `def` or `class` that can bind names: `(a, b) = f()`, `[c] = g()`.
 _BINDING_AFTER_DEFINITION = re.compile(r"\n[(\[*]")
 # The dotted name before a called name on its line (`jnp.` in `jnp.where(`), and what, just before
@@ -64,6 +64,8 @@ class Prefiltered:
     # Character spans of code that is never differentiated.
     never_differentiated: list[tuple[int, int]] = field(default_factory=list)
     error: Optional[SyntaxError] = None  # INVALID: Python's own message and place
+    # Straight-line helpers imported from other modules of the tree, by the name the file binds.
+    helpers: dict[str, Helper] = field(default_factory=dict)
     # UNITS: every top-level unit of the file, the ones `ast` already read holding their trees.
     cut: list[Unit] = field(default_factory=list, repr=False)
 
@@ -84,16 +86,24 @@ class Prefiltered:
         return None
 
 
-def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = False, resolve: Optional[Resolver] = None) -> Prefiltered:
+def prefilter(
+    source: str,
+    catalog: Catalog,
+    reported: Reported,
+    whole: bool = False,
+    resolve: Optional[Resolver] = None,
+    find_helper: Optional[HelperFinder] = None,
+) -> Prefiltered:
     """`whole`: skip the screen and read every unit (the reference the fast path is checked against).
-    `resolve`: what a project's module stands for (`mylib.backend.numpy` -> `jax.numpy`), if anything."""
+    `resolve`: what a project's module stands for (`mylib.backend.numpy` -> `jax.numpy`), if anything.
+    `find_helper`: a straight-line helper another module of the tree defines, if one (helpers.py)."""
     names = catalog.select_leaf_names
     if whole or _lone_carriage_returns(source):
         # Lone CRs (old Mac line ends): the text scans find lines by `\n`, so only the plainest test holds.
         if not any(name in source for name in names):
             return Prefiltered(Verdict.NOTHING)
         text = source.replace("\r", "\n")
-        return whole_file(source, _imports(text, spelled_calls(text, names), resolve, names, {}))
+        return whole_file(source, _imports(text, spelled_calls(text, names), resolve, names, {}), find_helper)
     calls = spelled_calls(source, names)
     if not calls and not imports_under_another_name(source, names):
         return Prefiltered(Verdict.NOTHING)  # cheap text tests first: no select is called here, by any name
@@ -106,7 +116,7 @@ def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = F
     strings = triple_quoted_spans(source)
     units = top_level_units(source, strings) if strings is not None else None
     if units is None:
-        return whole_file(source, imports)  # no safe cut: triple quotes that do not pair up
+        return whole_file(source, imports, find_helper)  # no safe cut: triple quotes that do not pair up
     starts = [u.start for u in units]
     by_unit: dict[int, list[int]] = {}
     for offset in offsets:
@@ -114,22 +124,24 @@ def prefilter(source: str, catalog: Catalog, reported: Reported, whole: bool = F
     plan = _Plan(source, units, screen, strings)
     for index, unit_offsets in sorted(by_unit.items()):
         if not plan.screen(index, unit_offsets):
-            return whole_file(source, imports)
+            return whole_file(source, imports, find_helper)
     if not plan.kept:
         return Prefiltered(Verdict.NOTHING, imports)
     never = plan.contexts() if may_have_contexts(source) else []
     if never is None:
-        return whole_file(source, imports)
+        return whole_file(source, imports, find_helper)
     plan.drop_never_differentiated(never, by_unit)
     if not plan.kept:
         return Prefiltered(Verdict.NOTHING, imports)
     if not plan.close_over_bindings():
-        return whole_file(source, imports)
-    return Prefiltered(Verdict.UNITS, imports, plan.kept_units(), plan.defined(), never, cut=units)
+        return whole_file(source, imports, find_helper)
+    helpers, read = plan.imported_helpers(imports, find_helper) if find_helper is not None else ({}, set())
+    return Prefiltered(Verdict.UNITS, _depending_on(imports, read), plan.kept_units(), plan.defined(), never, cut=units, helpers=helpers)
 
 
-def whole_file(source: str, imports: Imports) -> Prefiltered:
-    """The whole file as one unit, with its contexts; Python's error when it does not parse."""
+def whole_file(source: str, imports: Imports, find_helper: Optional[HelperFinder] = None) -> Prefiltered:
+    """The whole file as one unit, with its contexts and the helpers it imports; Python's error when
+    it does not parse."""
     try:
         tree = parse(source)
     except SyntaxError as error:
@@ -139,7 +151,15 @@ def whole_file(source: str, imports: Imports) -> Prefiltered:
         return Prefiltered(Verdict.TOO_DEEP, imports)
     never = _spans(source, _contexts_of([(tree, 0)])) if may_have_contexts(source) else []
     last = source.count("\n") + (0 if source.endswith("\n") else 1)
-    return Prefiltered(Verdict.WHOLE, imports, [Unit(1, max(last, 1), 0, len(source))], [], never)
+    helpers, read = imported_helpers([tree], None, imports, find_helper) if find_helper is not None else ({}, set())
+    return Prefiltered(Verdict.WHOLE, _depending_on(imports, read), [Unit(1, max(last, 1), 0, len(source))], [], never, helpers=helpers)
+
+
+def _depending_on(imports: Imports, files: set[str]) -> Imports:
+    """The imports, with the modules read for helpers among what findings depend on."""
+    if files <= set(imports.depends_on):
+        return imports
+    return dataclasses.replace(imports, depends_on=tuple(sorted(files | set(imports.depends_on))))
 
 
 def _lone_carriage_returns(source: str) -> bool:
@@ -374,21 +394,13 @@ class _Plan:
         return True
 
     def _straight_line_helper(self, unit: Unit) -> bool:
-        """A function whose body is assignments to names, then one `return` (after a docstring):
-        `def _safe(x): return ...`, `def save_exp(x): x = minimum(x, 20.0); return exp(x)`."""
-        if not _DEF.match(self.source, unit.start):
-            return False
-        tree = unit.tree(self.source)
-        function = tree.body[0] if tree is not None and len(tree.body) == 1 else None
-        if not isinstance(function, ast.FunctionDef):
-            return False
-        body = function.body
-        if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-            body = body[1:]
-        steps = body[:-1]
-        if len(steps) > _HELPER_STEPS or not all(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) for s in steps):
-            return False
-        return bool(body) and isinstance(body[-1], ast.Return) and body[-1].value is not None
+        """`def _safe(x): return ...`, `def save_exp(x): x = minimum(x, 20.0); return exp(x)`."""
+        return bool(_DEF.match(self.source, unit.start)) and straight_line_function(unit.tree(self.source)) is not None
+
+    def imported_helpers(self, imports: Imports, find: HelperFinder) -> tuple[dict[str, Helper], set[str]]:
+        """The helpers the kept imports bring in from other modules of the tree, and the files read."""
+        statements = [unit for index in sorted(self.kept) for unit in self.kept[index] if unit.definition is None]
+        return imported_helpers([unit.tree(self.source) for unit in statements], self._used, imports, find)
 
     def _may_bind(self, unit: Unit) -> bool:
         """A statement; or a definition followed, in its unit, by a statement that may bind."""

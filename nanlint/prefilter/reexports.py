@@ -68,7 +68,7 @@ class ArrayModules:
                 return target + dotted[len(alias) :], frozenset()
         if start is None or hops >= MAX_HOPS:
             return _NOTHING
-        root = self._root(start, dotted.partition(".")[0])
+        root = self.root(start, dotted.partition(".")[0])
         if root is None:
             return _NOTHING
         key = (dotted, root)
@@ -82,7 +82,7 @@ class ArrayModules:
         parts = dotted.split(".")
         read: set[str] = set()
         for cut in range(len(parts), 0, -1):
-            found = self._module_file(root, parts[:cut])
+            found = self.module_file(root, parts[:cut])
             if found is None:
                 continue
             read.add(found)
@@ -102,7 +102,7 @@ class ArrayModules:
                 break  # the module decides what its names are
         return None, frozenset(read)
 
-    def _root(self, start: str, head: str) -> Optional[str]:
+    def root(self, start: str, head: str) -> Optional[str]:
         """The directory above `start` (or `start` itself) that holds the package or module `head`, as
         Python would find it from a script there."""
         key = (start, head)
@@ -120,7 +120,8 @@ class ArrayModules:
             self._roots[key] = found
         return self._roots[key]
 
-    def _module_file(self, root: str, parts: list[str]) -> Optional[str]:
+    def module_file(self, root: str, parts: list[str]) -> Optional[str]:
+        """`root/a/b.py` or `root/a/b/__init__.py` for the parts `a.b`, if either is a file."""
         base = os.path.join(root, *parts)
         for candidate in (base + ".py", os.path.join(base, "__init__.py")):
             if candidate not in self._exists:

@@ -1,0 +1,148 @@
+"""Straight-line helpers: what a call of one returns is read (analysis/inline.py), so they are kept.
+
+A helper is a function whose body is assignments to names, then one `return` (after a docstring):
+`def _safe(r2): return jnp.where(r2 > 0, r2, jnp.ones_like(r2))`. One defined in the checked file
+is kept as a unit; one imported from another module of the tree (`from ..utils import sabs`) is
+read from there by text, on demand, and remembered for the run. An imported helper is kept only
+when every module-level name its body reads means in the importing file what it means in its own
+module (the same imports, or a builtin): its expression is read where it is called.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dataclasses
+import os
+from pathlib import Path
+from typing import Callable, Optional
+
+from nanlint.prefilter.reexports import MAX_MODULE_BYTES, ArrayModules
+from nanlint.prefilter.textscan import Imports, scan_imports
+from nanlint.prefilter.units import top_level_units, triple_quoted_spans
+
+# The longest helper body read for what it returns: assignments before its return.
+MAX_STEPS = 8
+_BUILTINS = frozenset(dir(builtins))
+
+
+@dataclasses.dataclass(frozen=True)
+class Helper:
+    text: str  # the definition, with its decorators, at column 0
+    reads: dict[str, frozenset[str]]  # the module-level imports its body reads -> what they bind
+
+
+# (module as written after `from`, its relative level, the imported name) -> the helper, if one,
+# and the module file read to tell (findings depend on it either way), if one.
+HelperFinder = Callable[[str, int, str], tuple[Optional[Helper], Optional[str]]]
+
+
+def straight_line_function(tree: Optional[ast.Module]) -> Optional[ast.FunctionDef]:
+    """The function a unit defines, when its body is assignments to names then one `return`."""
+    function = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    if not isinstance(function, ast.FunctionDef):
+        return None
+    body = function.body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        body = body[1:]
+    steps = body[:-1]
+    if len(steps) > MAX_STEPS or not all(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) for s in steps):
+        return None
+    return function if body and isinstance(body[-1], ast.Return) and body[-1].value is not None else None
+
+
+class ImportedHelpers:
+    """The straight-line helpers other modules of the tree define, read by text and remembered."""
+
+    def __init__(self, modules: ArrayModules) -> None:
+        self.modules = modules  # finds a module's file from the importer, as array modules are found
+        self._definitions: dict[str, dict[str, Helper]] = {}
+
+    def finder(self, importer: Optional[Path]) -> Optional[HelperFinder]:
+        if importer is None:
+            return None
+        directory = os.path.dirname(os.path.abspath(importer))
+        return lambda module, level, name: self.find(directory, module, level, name)
+
+    def find(self, directory: str, module: str, level: int, name: str) -> tuple[Optional[Helper], Optional[str]]:
+        path = self._module_path(directory, module, level)
+        if path is None:
+            return None, None
+        if path not in self._definitions:
+            self._definitions[path] = _read_helpers(path)
+        return self._definitions[path].get(name), path
+
+    def _module_path(self, directory: str, module: str, level: int) -> Optional[str]:
+        parts = [p for p in module.split(".") if p]
+        if level:
+            base = directory
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            return self.modules.module_file(base, parts) if parts else None
+        root = self.modules.root(directory, parts[0]) if parts else None
+        return self.modules.module_file(root, parts) if root is not None else None
+
+
+def _read_helpers(path: str) -> dict[str, Helper]:
+    """The straight-line functions a module defines at its top level, by name."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(MAX_MODULE_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return {}
+    strings = triple_quoted_spans(text)
+    units = top_level_units(text, strings) if strings is not None else None
+    if units is None or "def " not in text:
+        return {}
+    imports = scan_imports(text).targets
+    found = {}
+    for unit in units:
+        if unit.definition is None:
+            continue
+        function = straight_line_function(unit.tree(text))
+        if function is None:
+            continue
+        reads = _module_reads(function)
+        if reads is not None and reads <= imports.keys() | _BUILTINS:
+            found[function.name] = Helper(unit.text(text), {n: imports[n] for n in reads if n in imports})
+    return found
+
+
+def _module_reads(function: ast.FunctionDef) -> Optional[set[str]]:
+    """The names the body reads that it does not bind (parameters, its own locals); None when it
+    holds a lambda or a comprehension, which bind names of their own."""
+    arguments = function.args
+    bound = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    reads: set[str] = set()
+    for statement in function.body:
+        for node in ast.walk(statement):
+            if isinstance(node, (ast.Lambda, ast.comprehension, ast.NamedExpr)):
+                return None
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound:
+                reads.add(node.id)
+        if isinstance(statement, ast.Assign):
+            bound.add(statement.targets[0].id)
+    return reads
+
+
+def imported_helpers(
+    trees: list[Optional[ast.Module]], used: Optional[set[str]], imports: Imports, find: HelperFinder
+) -> tuple[dict[str, Helper], set[str]]:
+    """The helpers a file imports (`from m import h as g` -> "g"), among the names kept code uses
+    (`used`; None: all), whose module-level reads the file binds to the same imports; and the
+    module files read to tell."""
+    found, read = {}, set()
+    for tree in trees:
+        for node in tree.body if tree is not None else ():
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if alias.name == "*" or (used is not None and local not in used):
+                    continue
+                helper, path = find(node.module or "", node.level, alias.name)
+                if path is not None:
+                    read.add(path)
+                if helper is not None and all(imports.targets.get(n) == targets for n, targets in helper.reads.items()):
+                    found[local] = helper
+    return found, read
