@@ -25,7 +25,7 @@ from typing import Optional
 
 from nanlint.catalog.lookup import Catalog
 from nanlint.prefilter.contexts import AUTOGRAD_BASE_ENDING, PRIMAL_WORDS, Contexts, may_have_contexts
-from nanlint.prefilter.helpers import Helper, HelperFinder, imported_helpers, straight_line_function
+from nanlint.prefilter.helpers import MAX_HELPER_LINES, Helper, HelperFinder, imported_helpers, straight_line_function
 from nanlint.prefilter.reexports import Resolver, resolve_imports
 from nanlint.prefilter.screen import Reported, Screen
 from nanlint.prefilter.syntax import Position, parse
@@ -368,7 +368,9 @@ class _Plan:
         """Keep every top-level statement that binds a name kept code uses (imports, constants), and
         every straight-line helper it calls (what it returns is read: analysis/inline.py), until nothing
         more is needed; False when such a statement does not parse on its own."""
-        used: set[str] = set().union(*(piece.names(self.source) for pieces in self.kept.values() for piece in pieces))
+        pieces = [piece for pieces in self.kept.values() for piece in pieces]
+        used: set[str] = set().union(*(piece.names(self.source) for piece in pieces))
+        called: set[str] = set().union(*(piece.called(self.source) for piece in pieces))
         self._binders: dict[int, frozenset[str]] = {}
         changed = True
         while changed:
@@ -376,9 +378,10 @@ class _Plan:
             for index, unit in enumerate(self.units):
                 if index in self.kept or not (unit.words(self.source) & used):
                     continue
-                if unit.definition in used and self._straight_line_helper(unit):
+                if unit.definition in called and self._straight_line_helper(unit):
                     self.kept[index] = [unit]
                     used |= unit.names(self.source)
+                    called |= unit.called(self.source)
                     changed = True
                     continue
                 if not self._may_bind(unit):
@@ -390,17 +393,19 @@ class _Plan:
                     self.kept[index] = [unit]
                     used |= unit.names(self.source)
                     changed = True
-        self._used = used
+        self._used, self._called = used, called
         return True
 
     def _straight_line_helper(self, unit: Unit) -> bool:
         """`def _safe(x): return ...`, `def save_exp(x): x = minimum(x, 20.0); return exp(x)`."""
-        return bool(_DEF.match(self.source, unit.start)) and straight_line_function(unit.tree(self.source)) is not None
+        if unit.last - unit.first >= MAX_HELPER_LINES or not _DEF.match(self.source, unit.start):
+            return False  # by its text: a long unit is no straight-line helper, and is not parsed
+        return straight_line_function(unit.tree(self.source)) is not None
 
     def imported_helpers(self, imports: Imports, find: HelperFinder) -> tuple[dict[str, Helper], set[str]]:
         """The helpers the kept imports bring in from other modules of the tree, and the files read."""
         statements = [unit for index in sorted(self.kept) for unit in self.kept[index] if unit.definition is None]
-        return imported_helpers([unit.tree(self.source) for unit in statements], self._used, imports, find)
+        return imported_helpers([unit.tree(self.source) for unit in statements], self._called, imports, find)
 
     def _may_bind(self, unit: Unit) -> bool:
         """A statement; or a definition followed, in its unit, by a statement that may bind."""

@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from nanlint.prefilter.reexports import MAX_MODULE_BYTES, ArrayModules
+from nanlint.prefilter.syntax import parse
 from nanlint.prefilter.textscan import Imports, scan_imports
-from nanlint.prefilter.units import top_level_units, triple_quoted_spans
+from nanlint.prefilter.units import Unit, top_level_units, triple_quoted_spans
 
-# The longest helper body read for what it returns: assignments before its return.
+# The longest helper body read for what it returns: assignments before its return; and the most
+# lines its definition may take (a docstring included), told by its text before it is parsed.
 MAX_STEPS = 8
+MAX_HELPER_LINES = 40
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -56,7 +59,8 @@ class ImportedHelpers:
 
     def __init__(self, modules: ArrayModules) -> None:
         self.modules = modules  # finds a module's file from the importer, as array modules are found
-        self._definitions: dict[str, dict[str, Helper]] = {}
+        self._modules: dict[str, Optional[_Module]] = {}
+        self._helpers: dict[tuple[str, str], Optional[Helper]] = {}
 
     def finder(self, importer: Optional[Path]) -> Optional[HelperFinder]:
         if importer is None:
@@ -68,9 +72,13 @@ class ImportedHelpers:
         path = self._module_path(directory, module, level)
         if path is None:
             return None, None
-        if path not in self._definitions:
-            self._definitions[path] = _read_helpers(path)
-        return self._definitions[path].get(name), path
+        key = (path, name)
+        if key not in self._helpers:
+            if path not in self._modules:
+                self._modules[path] = _Module.read(path)
+            module = self._modules[path]
+            self._helpers[key] = module.helper(name) if module is not None else None
+        return self._helpers[key], path
 
     def _module_path(self, directory: str, module: str, level: int) -> Optional[str]:
         parts = [p for p in module.split(".") if p]
@@ -83,29 +91,45 @@ class ImportedHelpers:
         return self.modules.module_file(root, parts) if root is not None else None
 
 
-def _read_helpers(path: str) -> dict[str, Helper]:
-    """The straight-line functions a module defines at its top level, by name."""
+@dataclasses.dataclass
+class _Module:
+    """A module of the tree, cut into its top-level units; a definition is parsed when asked for."""
+
+    text: str
+    definitions: dict[str, Unit]
+    imports: dict[str, frozenset[str]]
+
+    @staticmethod
+    def read(path: str) -> Optional["_Module"]:
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read(MAX_MODULE_BYTES).decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        strings = triple_quoted_spans(text)
+        units = top_level_units(text, strings) if strings is not None else None
+        if units is None:
+            return None
+        definitions = {unit.definition: unit for unit in units if unit.definition is not None}
+        return _Module(text, definitions, scan_imports(text).targets)
+
+    def helper(self, name: str) -> Optional[Helper]:
+        """The straight-line function `name`, if the module defines one that reads only its imports."""
+        unit = self.definitions.get(name)
+        short = unit is not None and unit.last - unit.first < MAX_HELPER_LINES
+        # Parsed here and not kept: the module stays in memory for the run as text only.
+        function = straight_line_function(_parsed(unit.text(self.text))) if short else None
+        reads = _module_reads(function) if function is not None else None
+        if reads is None or not reads <= self.imports.keys() | _BUILTINS:
+            return None
+        return Helper(unit.text(self.text), {n: self.imports[n] for n in reads if n in self.imports})
+
+
+def _parsed(text: str) -> Optional[ast.Module]:
     try:
-        with open(path, "rb") as handle:
-            text = handle.read(MAX_MODULE_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return {}
-    strings = triple_quoted_spans(text)
-    units = top_level_units(text, strings) if strings is not None else None
-    if units is None or "def " not in text:
-        return {}
-    imports = scan_imports(text).targets
-    found = {}
-    for unit in units:
-        if unit.definition is None:
-            continue
-        function = straight_line_function(unit.tree(text))
-        if function is None:
-            continue
-        reads = _module_reads(function)
-        if reads is not None and reads <= imports.keys() | _BUILTINS:
-            found[function.name] = Helper(unit.text(text), {n: imports[n] for n in reads if n in imports})
-    return found
+        return parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _module_reads(function: ast.FunctionDef) -> Optional[set[str]]:
@@ -126,10 +150,10 @@ def _module_reads(function: ast.FunctionDef) -> Optional[set[str]]:
 
 
 def imported_helpers(
-    trees: list[Optional[ast.Module]], used: Optional[set[str]], imports: Imports, find: HelperFinder
+    trees: list[Optional[ast.Module]], called: Optional[set[str]], imports: Imports, find: HelperFinder
 ) -> tuple[dict[str, Helper], set[str]]:
-    """The helpers a file imports (`from m import h as g` -> "g"), among the names kept code uses
-    (`used`; None: all), whose module-level reads the file binds to the same imports; and the
+    """The helpers a file imports (`from m import h as g` -> "g"), among the names kept code calls
+    (`called`; None: all), whose module-level reads the file binds to the same imports; and the
     module files read to tell."""
     found, read = {}, set()
     for tree in trees:
@@ -138,7 +162,7 @@ def imported_helpers(
                 continue
             for alias in node.names:
                 local = alias.asname or alias.name
-                if alias.name == "*" or (used is not None and local not in used):
+                if alias.name == "*" or (called is not None and local not in called):
                     continue
                 helper, path = find(node.module or "", node.level, alias.name)
                 if path is not None:

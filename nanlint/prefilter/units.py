@@ -44,6 +44,7 @@ class Unit:
     member: bool = False  # a class member: it parses under MEMBER_WRAPPER
     _words: Optional[frozenset[str]] = field(default=None, repr=False)
     _tree: object = field(default=None, repr=False)
+    _names: Optional[tuple[frozenset[str], frozenset[str]]] = field(default=None, repr=False)
 
     def text(self, source: str) -> str:
         return source[self.start : self.end]
@@ -73,16 +74,30 @@ class Unit:
     def names(self, source: str) -> frozenset[str]:
         """The names the unit's code spells (read or bound; not attribute names, not words in
         strings or comments); its words when it does not parse on its own."""
-        tree = self.tree(source)
-        if tree is None:
-            return self.words(source)
-        found = set()
-        for node in ast.walk(tree):
-            if type(node) is ast.Name:
-                found.add(node.id)
-            elif type(node) is ast.Global or type(node) is ast.Nonlocal:
-                found.update(node.names)
-        return frozenset(found)
+        return self._read_names(source)[0]
+
+    def called(self, source: str) -> frozenset[str]:
+        """The bare names the unit's code calls (`f(x)`; not a method, `x.f()`); its words when it
+        does not parse on its own."""
+        return self._read_names(source)[1]
+
+    def _read_names(self, source: str) -> tuple[frozenset[str], frozenset[str]]:
+        if self._names is None:
+            tree = self.tree(source)
+            if tree is None:
+                self._names = (self.words(source), self.words(source))
+                return self._names
+            found, called = set(), set()
+            for node in ast.walk(tree):
+                kind = type(node)
+                if kind is ast.Name:
+                    found.add(node.id)
+                elif kind is ast.Call and type(node.func) is ast.Name:
+                    called.add(node.func.id)
+                elif kind is ast.Global or kind is ast.Nonlocal:
+                    found.update(node.names)
+            self._names = (frozenset(found), frozenset(called))
+        return self._names
 
     def statements(self, source: str) -> Optional[list[ast.stmt]]:
         """The unit's own statements (for a member: those under the stand-in class)."""
