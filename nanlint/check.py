@@ -112,6 +112,7 @@ class Checker:
                 # A module- or class-level local may be used anywhere in the file, and its fix depends
                 # on every use: the kept units do not hold them all, so read the file whole (rare).
                 found = prefilter(source, self.catalog, self.reported, True, resolve, find_helper)
+                result.depends_on = found.imports.depends_on  # the whole file may read more modules
                 analysis = analyse(source, found, self.catalog, kinds)
         except AnalysisError as error:
             result.error = f"nanlint: {result.filename}: {error}"

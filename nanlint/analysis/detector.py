@@ -199,8 +199,9 @@ class Detector:
         return text
 
     def inlined(self, call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
-        """What a call of a helper defined in the file returns (inline.py). Remembered per call: the
-        expression is built once, and stays alive for the caches keyed by its nodes."""
+        """What a call of a straight-line helper returns (inline.py): one defined in the file, or one
+        the prefilter read from the module it is imported from. Remembered per call: the expression
+        is built once, and stays alive for the caches keyed by its nodes."""
         key = id(call)
         if key not in self._inlined:
             binding = env.binding(call.func) if isinstance(call.func, cst.Name) else None

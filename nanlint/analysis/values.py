@@ -106,7 +106,8 @@ class Env(Protocol):
         ...
 
     def inlined(self, call: cst.Call) -> Optional[cst.BaseExpression]:
-        """What a call of a straight-line helper of the file returns, in the call's arguments (inline.py)."""
+        """What a call of a straight-line helper (of the file, or imported from the tree) returns, in
+        the call's arguments (inline.py)."""
         ...
 
     # (condition, truth) pairs that hold where the question is asked: they bound what they compare.
@@ -167,7 +168,7 @@ def _constant_call(node: cst.Call, env: Env, depth: int) -> Optional[float]:
 
 def carried_value(call: cst.Call, env: Env) -> Optional[cst.BaseExpression]:
     """The value a cast, copy or reshape carries through (`x.astype(t)`, `tf.cast(x, t)`,
-    `typing.cast(T, x)`), or that a straight-line helper of the file returns (`_safe(x)`), else None."""
+    `typing.cast(T, x)`), or that a straight-line helper returns (`_safe(x)`), else None."""
     qualified = env.qualified(call.func)
     if qualified is None:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in PASS_THROUGH_METHODS:

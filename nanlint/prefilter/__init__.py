@@ -8,7 +8,9 @@ One pass per file: text -> units -> screen -> kept units.
 4. Contexts (contexts.py): kept code that is never differentiated (a custom-derivative primal, a
    helper only primals use, a no_grad region) is dropped; what is left of it is a list of spans.
 5. What the kept units need to be read correctly is kept too: the top-level statements that bind a
-   name they use (imports, constants), and the names of the definitions they use (as bare names).
+   name they use (imports, constants), the straight-line helpers they call (those imported from
+   another module of the tree are read from there by text: helpers.py), and the names of the
+   definitions they use (as bare names).
 
 The answer is `Prefiltered`: the units libcst must read, or the whole file when the text gives no
 safe cut (or when asked: the reference path), or Python's own error for a file that does not parse.
