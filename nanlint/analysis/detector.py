@@ -654,11 +654,16 @@ class Detector:
     def _kept_off_by_condition(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """Where the branch is not selected, the condition bounds the argument off the pole, and
         inside the op's domain: a NaN value there (`log` of a negative) would still leak through a
-        product with another operand, so it keeps the finding."""
+        product with another operand, so it keeps the finding. Or it keeps the op's partner off
+        the pole (`arctan2(sqrt(where(c, u, 1.0)), x)` under a select on `c`: y is 1 there)."""
         arg_env = _where_computed(use, env)
+        unselected = arg_env.assuming(branch.cond, not branch.polarity)
+        partner = argument_at(use.node, use.op.partner) if isinstance(use.node, cst.Call) else None
+        if partner is not None and not IntervalSet.of(value_range(partner, unselected)).contains(0.0):
+            return True
         if not self._variables(branch.cond, env, 4) & self._variables(use.arg, arg_env, 4):
             return False  # the condition names nothing the argument is made of
-        reach = IntervalSet.of(value_range(use.arg, arg_env.assuming(branch.cond, not branch.polarity)))
+        reach = IntervalSet.of(value_range(use.arg, unselected))
         if not reach.intersect(use.leak_domain).is_empty():
             return False
         return use.op.domain is None or reach.intersect(use.op.domain.complement()).is_empty()

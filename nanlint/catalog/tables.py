@@ -132,6 +132,9 @@ class SingularOp:
     # The derivative in the other inputs stays finite at the pole (d/dx (x mod y) = 1; run in all
     # three): only a gradient through the singular argument leaks.
     only_through_arg: bool = False
+    # Another argument that must sit at the pole too (arctan2's `y`: the pole is x = y = 0): where
+    # the condition keeps it off 0, the op is off its pole whatever the masked argument does.
+    partner: Optional[Arg] = None
     # Which bound of a clamp (maximum = "low", minimum = "high") can be chosen near the leak domain,
     # leaving the op unselected there: sqrt tends to 0 (a lower bound catches it), exp to +inf.
     clamp_side: str = "both"
@@ -371,6 +374,7 @@ OPS: tuple[SingularOp, ...] = (
             numpy="np.arctan2",
         ),
         arg=Arg(1, ("x", "x2", "other")),
+        partner=Arg(0, ("y", "x1", "input")),
         safe_in=("torch",),
         domain=_EVERYWHERE,
     ),

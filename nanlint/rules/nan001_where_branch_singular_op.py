@@ -60,6 +60,12 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)\n"),
         Valid("import jax.numpy as jnp\nsafe_x = jnp.where(x > 0, x, 1.0)\njnp.where(x > 0, jnp.log(safe_x), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.log(jnp.maximum(x, 1e-6)), 0.0)\n"),
+        # arctan2 is singular only where both arguments are 0: where the select does not look, `y`
+        # is sqrt(1.0), whatever `x` is.
+        Valid(
+            "import jax.numpy as jnp\ndef f(c, u):\n    y = jnp.sqrt(jnp.where(c < 0, -c * u, 1.0))\n"
+            "    return jnp.where(c < 0, jnp.arctan2(y, c * c - 1.0), 0.0)\n"
+        ),
         # A helper of the file is read for what it returns: here, the inner half of a double where.
         Valid(
             "import jax.numpy as jnp\ndef _safe(r2):\n    return jnp.where(r2 > 0, r2, jnp.ones_like(r2))\n"
