@@ -6,4 +6,7 @@ MAX_DEPTH = 4  # bindings the value questions (constant? data? range?) follow
 # Python's recursion limit on a long expression.
 BINDING_COST = 25
 MAX_INDIRECTION = 3  # locals followed from a branch to the op that defines them: `s = sqrt(x)`
+# Assignments before a helper's `return`: the prefilter keeps such a helper, and the detector reads
+# its call as the expression it returns (prefilter/helpers.py, analysis/inline.py).
+MAX_HELPER_STEPS = 8
 MAX_WAY = 8  # locals followed back to the computation that makes a value (NAN201, the verification harness)

@@ -511,3 +511,19 @@ def test_text_that_could_mislead_the_slice_reports_as_the_whole_file(name: str) 
 def test_a_fix_never_reuses_a_name_the_file_spells() -> None:
     (finding,) = assert_same(TRICKY_SOURCES["a module-level name the fix must not reuse"])
     assert finding[5][0][0].strip().startswith("ok_1 = ")
+
+
+def test_a_helper_is_read_alike_sliced_and_whole() -> None:
+    # The detector reads a helper's value only where the prefilter would keep it: a long body, an
+    # `async def` and a bytes "docstring" are no straight-line helpers on either path.
+    steps = "".join(f"    y{i} = y{i - 1} + 1.0\n" for i in range(1, 10))
+    source = (
+        "import jax.numpy as jnp\n\n"
+        f"def _long(y0):\n{steps}    return jnp.abs(y9) + 1.0\n\n"
+        "async def _later(x):\n    return jnp.abs(x) + 1.0\n\n"
+        'def _bytes(x):\n    b"not a docstring"\n    return jnp.abs(x) + 1.0\n\n'
+        'def _short(x):\n    "A docstring."\n    return jnp.abs(x) + 1.0\n\n'
+        "def f(x, y):\n    return jnp.where(y > 0, x / _long(y) + x / _later(y) + x / _bytes(y) + x / _short(y), 0.0)\n"
+    )
+    flagged = [f[3].split("`")[1] for f in assert_same(source)]
+    assert flagged == ["x / _long(y)", "x / _later(y)", "x / _bytes(y)"]

@@ -13,6 +13,8 @@ from typing import Optional
 
 import libcst as cst
 
+from nanlint.limits import MAX_HELPER_STEPS
+
 
 def inlined(function: cst.FunctionDef, call: cst.Call) -> Optional[cst.BaseExpression]:
     """The helper's return expression with each parameter replaced by what the call passes (or its
@@ -33,16 +35,21 @@ def inlined(function: cst.FunctionDef, call: cst.Call) -> Optional[cst.BaseExpre
 
 
 def _straight_line(function: cst.FunctionDef) -> Optional[list[tuple[Optional[str], cst.BaseExpression]]]:
-    """`name = value` steps, then the returned value (with name None); None for any other body."""
+    """`name = value` steps, then the returned value (with name None); None for any other body. The
+    same helpers as the prefilter keeps (`prefilter.helpers.straight_line_function`), so that a
+    file read whole and a file read in slices give the same findings."""
+    if function.asynchronous is not None:
+        return None
     body = function.body
-    lines = list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
-    if lines and _is_docstring(lines[0]):
-        lines = lines[1:]
     statements = []
-    for line in lines:
+    for line in list(body.body) if isinstance(body, cst.IndentedBlock) else [body]:
         if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             return None
         statements += line.body
+    if statements and _is_docstring(statements[0]):
+        statements = statements[1:]
+    if len(statements) > MAX_HELPER_STEPS + 1:
+        return None
     steps: list[tuple[Optional[str], cst.BaseExpression]] = []
     for statement in statements[:-1]:
         if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0].target, cst.Name)):
@@ -54,12 +61,11 @@ def _straight_line(function: cst.FunctionDef) -> Optional[list[tuple[Optional[st
     return [*steps, (None, last.value)]
 
 
-def _is_docstring(line: cst.BaseStatement) -> bool:
+def _is_docstring(statement: cst.BaseSmallStatement) -> bool:
     return (
-        isinstance(line, cst.SimpleStatementLine)
-        and len(line.body) == 1
-        and isinstance(line.body[0], cst.Expr)
-        and isinstance(line.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+        isinstance(statement, cst.Expr)
+        and isinstance(statement.value, (cst.SimpleString, cst.ConcatenatedString))
+        and isinstance(statement.value.evaluated_value, str)  # not bytes, as `ast` reads it
     )
 
 

@@ -170,15 +170,14 @@ def carried_value(call: cst.Call, env: Env) -> Optional[cst.BaseExpression]:
     """The value a cast, copy or reshape carries through (`x.astype(t)`, `tf.cast(x, t)`,
     `typing.cast(T, x)`), or that a straight-line helper returns (`_safe(x)`), else None."""
     qualified = env.qualified(call.func)
-    if qualified is None:
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in PASS_THROUGH_METHODS:
-            return call.func.value
-        return env.inlined(call) if isinstance(call.func, cst.Name) else None
-    position = PASS_THROUGH_FUNCTIONS.get(qualified, PASS_THROUGH_FUNCTIONS.get(qualified.rsplit(".", 1)[-1]))
-    values = positional(call)
-    if position is not None:
-        return values[position] if position < len(values) else None
-    return env.inlined(call) if isinstance(call.func, cst.Name) else None  # an imported helper
+    if qualified is None and isinstance(call.func, cst.Attribute) and call.func.attr.value in PASS_THROUGH_METHODS:
+        return call.func.value
+    if qualified is not None:
+        position = PASS_THROUGH_FUNCTIONS.get(qualified, PASS_THROUGH_FUNCTIONS.get(qualified.rsplit(".", 1)[-1]))
+        if position is not None:
+            values = positional(call)
+            return values[position] if position < len(values) else None
+    return env.inlined(call) if isinstance(call.func, cst.Name) else None  # a helper, of the file or imported
 
 
 _ARITHMETIC = {

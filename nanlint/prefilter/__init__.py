@@ -27,7 +27,7 @@ from typing import Optional
 
 from nanlint.catalog.lookup import Catalog
 from nanlint.prefilter.contexts import AUTOGRAD_BASE_ENDING, PRIMAL_WORDS, Contexts, may_have_contexts
-from nanlint.prefilter.helpers import MAX_HELPER_LINES, Helper, HelperFinder, imported_helpers, straight_line_function
+from nanlint.prefilter.helpers import Helper, HelperFinder, imported_helpers, straight_line_function
 from nanlint.prefilter.reexports import Resolver, resolve_imports
 from nanlint.prefilter.screen import Reported, Screen
 from nanlint.prefilter.syntax import Position, parse
@@ -400,9 +400,7 @@ class _Plan:
 
     def _straight_line_helper(self, unit: Unit) -> bool:
         """`def _safe(x): return ...`, `def save_exp(x): x = minimum(x, 20.0); return exp(x)`."""
-        if unit.last - unit.first >= MAX_HELPER_LINES or not _DEF.match(self.source, unit.start):
-            return False  # by its text: a long unit is no straight-line helper, and is not parsed
-        return straight_line_function(unit.tree(self.source)) is not None
+        return bool(_DEF.match(self.source, unit.start)) and straight_line_function(unit.tree(self.source)) is not None
 
     def imported_helpers(self, imports: Imports, find: HelperFinder) -> tuple[dict[str, Helper], set[str]]:
         """The helpers the kept imports bring in from other modules of the tree, and the files read."""

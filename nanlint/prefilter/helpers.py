@@ -17,15 +17,12 @@ import os
 from pathlib import Path
 from typing import Callable, Optional
 
+from nanlint.limits import MAX_HELPER_STEPS
 from nanlint.prefilter.reexports import MAX_MODULE_BYTES, ArrayModules
-from nanlint.prefilter.syntax import parse
+from nanlint.prefilter.syntax import parsed
 from nanlint.prefilter.textscan import Imports, scan_imports
 from nanlint.prefilter.units import Unit, top_level_units, triple_quoted_spans
 
-# The longest helper body read for what it returns: assignments before its return; and the most
-# lines its definition may take (a docstring included), told by its text before it is parsed.
-MAX_STEPS = 8
-MAX_HELPER_LINES = 40
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -49,7 +46,7 @@ def straight_line_function(tree: Optional[ast.Module]) -> Optional[ast.FunctionD
     if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
         body = body[1:]
     steps = body[:-1]
-    if len(steps) > MAX_STEPS or not all(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) for s in steps):
+    if len(steps) > MAX_HELPER_STEPS or not all(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) for s in steps):
         return None
     return function if body and isinstance(body[-1], ast.Return) and body[-1].value is not None else None
 
@@ -116,20 +113,12 @@ class _Module:
     def helper(self, name: str) -> Optional[Helper]:
         """The straight-line function `name`, if the module defines one that reads only its imports."""
         unit = self.definitions.get(name)
-        short = unit is not None and unit.last - unit.first < MAX_HELPER_LINES
         # Parsed here and not kept: the module stays in memory for the run as text only.
-        function = straight_line_function(_parsed(unit.text(self.text))) if short else None
+        function = straight_line_function(parsed(unit.text(self.text))) if unit is not None else None
         reads = _module_reads(function) if function is not None else None
         if reads is None or not reads <= self.imports.keys() | _BUILTINS:
             return None
         return Helper(unit.text(self.text), {n: self.imports[n] for n in reads if n in self.imports})
-
-
-def _parsed(text: str) -> Optional[ast.Module]:
-    try:
-        return parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _module_reads(function: ast.FunctionDef) -> Optional[set[str]]:

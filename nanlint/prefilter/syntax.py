@@ -21,6 +21,14 @@ def parse(text: str) -> ast.Module:
         return ast.parse(text)
 
 
+def parsed(text: str) -> Optional[ast.Module]:
+    """`parse`, or None for text that Python cannot read (or that is too deep for it)."""
+    try:
+        return parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def start_position(node: ast.AST) -> Position:
     """Where a node starts; a decorated definition starts at its first decorator."""
     decorators = getattr(node, "decorator_list", None)

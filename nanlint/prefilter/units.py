@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from nanlint.prefilter.syntax import parse
+from nanlint.prefilter.syntax import parsed
 
 # A top-level statement starts at column 0 with a name or a decorator; `else:` and friends continue one.
 # (Searched as a newline and the character after it: much faster than `^` in multiline mode.)
@@ -65,10 +65,7 @@ class Unit:
         own first line (see `base_line`); None when it does not parse on its own."""
         if self._tree is None:
             text = self.text(source)
-            try:
-                self._tree = parse(MEMBER_WRAPPER + text if self.member else text)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                self._tree = False
+            self._tree = parsed(MEMBER_WRAPPER + text if self.member else text) or False
         return self._tree or None
 
     def names(self, source: str) -> frozenset[str]:
