@@ -226,6 +226,16 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("x.abs().add_(1e-15)", 1e-15, INF),
         ("jnp.add(jnp.exp(x), 1.0)", 1.0, INF),
         ("x.abs().add(1.0, alpha=-2.0)", -INF, INF),
+        # Powers of a bounded base keep its bounds: even powers fold the sign, odd ones keep it.
+        ("jnp.clip(x, 0.0, 0.5) ** 2", 0.0, 0.25),
+        ("jnp.clip(x, -3.0, 2.0) ** 2", 0.0, 9.0),
+        ("jnp.square(jnp.clip(x, -1.0, -0.5))", 0.25, 1.0),
+        ("jnp.clip(x, -2.0, 1.0) ** 3", -8.0, 1.0),
+        ("jnp.clip(x, 0.0, 4.0) ** 0.5", 0.0, 2.0),
+        ("1.0 - jnp.clip(x, 0.0, 0.5) * jnp.clip(x, 0.0, 0.5)", 0.75, 1.0),
+        ("-1.0 / (1.0 - jnp.clip(x, 0.0, 0.5) ** 2)", -4.0 / 3.0, -1.0),
+        ("x ** 3", -INF, INF),
+        ("x ** 2", 0.0, INF),
     ],
 )
 def test_value_ranges(expression: str, low: float, high: float) -> None:

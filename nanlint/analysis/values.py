@@ -453,6 +453,8 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
     if operand is not None and (qualified in SUMS or method in SUM_METHODS):
         return _sum_range(value_range(operand, env, depth + 1))
     bound = _bounded_below_call(node, env)
+    if bound is not None and leaf == "square" and operand is not None and not extra:
+        return _raised(value_range(operand, env, depth + 1), 2)
     if bound is not None:
         return Interval(bound[0], INF, bound[1], False)
     if leaf in ("power", "pow") and operand is not None and len(extra) == 1:
@@ -557,7 +559,7 @@ def _binary_range(node: cst.BinaryOperation, env: Env, depth: int) -> Interval:
     if isinstance(op, cst.Power):
         return _power_range(node.left, node.right, env, depth + 1)
     if isinstance(op, cst.Multiply) and env.code(node.left) == env.code(node.right):
-        return Interval(0.0, INF, True, False)  # x * x
+        return _raised(value_range(node.left, env, depth + 1), 2)  # x * x
     if isinstance(op, cst.Subtract) and _is_reduction_of(node.right, node.left, UPPER_REDUCTIONS, env):
         return Interval(-INF, 0.0, False, True)  # x - max(x), x - logsumexp(x)
     if isinstance(op, cst.Subtract) and _is_reduction_of(node.right, node.left, LOWER_REDUCTIONS, env):
@@ -603,16 +605,33 @@ def _is_reduction_of(node: cst.BaseExpression, operand: cst.BaseExpression, redu
 
 def _power_range(base: cst.BaseExpression, exponent: cst.BaseExpression, env: Env, depth: int) -> Interval:
     p = constant_value(exponent, env, depth + 1)
-    if p is not None and float(p).is_integer() and p % 2 == 0 and p > 0:
-        return Interval(0.0, INF, True, False)  # x**2
     base_range = value_range(base, env, depth + 1)
-    if p is not None and p > 0 and base_range.lo > 0:
-        return Interval(0.0, INF, False, False)
+    if p is not None and p > 0 and (float(p).is_integer() or base_range.lo >= 0):
+        return _raised(base_range, p)
     if p is None and base_range.lo >= 1:
         exponent_range = value_range(exponent, env, depth + 1)
         if exponent_range.lo >= 0:
             return Interval(1.0, INF, True, False)  # 2 ** abs(e)
     return _UNKNOWN
+
+
+def _raised(x: Interval, p: float) -> Interval:
+    """x**p for p > 0, integer or on an x >= 0: the ends raised, so a bounded base keeps its bound
+    (`t**2` with t in [0, 0.9] is in [0, 0.81], not just >= 0)."""
+    def power(value: float) -> float:
+        try:
+            return value**p
+        except OverflowError:
+            return INF if value > 0 or p % 2 == 0 else -INF
+
+    even = float(p).is_integer() and p % 2 == 0
+    if x.lo >= 0 or not even:  # increasing there
+        return Interval(power(x.lo), power(x.hi), x.lo_closed, x.hi_closed)
+    if x.hi <= 0:
+        return Interval(power(x.hi), power(x.lo), x.hi_closed, x.lo_closed)
+    lo, hi = power(x.lo), power(x.hi)
+    closed = (x.lo_closed and lo >= hi) or (x.hi_closed and hi >= lo)
+    return Interval(0.0, max(lo, hi), True, closed)
 
 
 def _increasing(function, x: Interval) -> Interval:

@@ -55,6 +55,11 @@ class WhereBranchOverflow(Rule):
         # exp of something never positive cannot overflow.
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.exp(-jnp.abs(x) * jnp.log(2.0)), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(m, jnp.exp(x - jnp.max(x, axis=-1, keepdims=True)), 0.0)\n"),
+        # A clamped base keeps `1 - t**2` positive, so `-1 / (1 - t**2)` is never positive.
+        Valid(
+            "import torch\ndef bump(x):\n    t = x.clamp(0.0, 1.0 - 1e-6)\n"
+            "    return torch.where(x < 1, torch.exp(-1.0 / (1.0 - t**2)), 0.0)\n"
+        ),
         Valid(
             "import torch\ndef k(x, sigma):\n    dist = x - x.min(-1, keepdim=True)[0]\n    d = 2 * sigma.pow(2.0)\n"
             "    safe = torch.where(d == 0, torch.ones_like(d), d)\n    return torch.where(d == 0, 0.0, torch.exp(-dist / safe))\n"
