@@ -236,6 +236,9 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("-1.0 / (1.0 - jnp.clip(x, 0.0, 0.5) ** 2)", -4.0 / 3.0, -1.0),
         ("x ** 3", -INF, INF),
         ("x ** 2", 0.0, INF),
+        # A tensor made of a value has that value.
+        ("jnp.array(2.0) - jnp.abs(x)", -INF, 2.0),
+        ("jnp.array(EPS, dtype=jnp.float32)", 1e-6, 1e-6),
     ],
 )
 def test_value_ranges(expression: str, low: float, high: float) -> None:

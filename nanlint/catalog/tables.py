@@ -1033,6 +1033,8 @@ PASS_THROUGH_FUNCTIONS = {
         for name in "cast asarray convert_to_tensor reshape squeeze unsqueeze expand_dims broadcast_to transpose moveaxis swapaxes".split()
     },
     "typing.cast": 1,
+    # A tensor made of a value has that value (`torch.tensor(RADIUS)`, `tf.constant(-1e3)`).
+    **{name: 0 for name in _expand("jnp.array tf.constant torch.tensor torch.as_tensor torch.scalar_tensor anp.array")},
 }
 # Barriers: no gradient flows back through them (qualified names, and tensor methods); the value
 # questions, which read calls by last name, know them as STOP_GRADIENT.

@@ -57,6 +57,11 @@ class WhereBranchSingularOp(Rule):
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
     VALID = (
+        # A tensor made of a constant has its value: `u_lower` is at most -1, so `|u_lower| >= 1`.
+        Valid(
+            "import tensorflow as tf\ndef lower_tail(u, bound):\n    c = tf.constant(-1.0, dtype=u.dtype)\n"
+            "    u_lower = tf.where(u > c, c, u)\n    return tf.where(u > bound, u, -2.0 * tf.math.log(tf.abs(u_lower)))\n"
+        ),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)\n"),
         Valid("import jax.numpy as jnp\nsafe_x = jnp.where(x > 0, x, 1.0)\njnp.where(x > 0, jnp.log(safe_x), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.log(jnp.maximum(x, 1e-6)), 0.0)\n"),
