@@ -1035,6 +1035,9 @@ PASS_THROUGH_FUNCTIONS = {
     "typing.cast": 1,
     # A tensor made of a value has that value (`torch.tensor(RADIUS)`, `tf.constant(-1e3)`).
     **{name: 0 for name in _expand("jnp.array tf.constant torch.tensor torch.as_tensor torch.scalar_tensor anp.array")},
+    # einops moves elements without changing them (`rearrange(safe, "b -> b 1")`).
+    "einops.rearrange": 0,
+    "einops.repeat": 0,
 }
 # Barriers: no gradient flows back through them (qualified names, and tensor methods); the value
 # questions, which read calls by last name, know them as STOP_GRADIENT.

@@ -51,6 +51,12 @@ class WhereBranchSingularLocal(Rule):
     MESSAGE = "`{local}` is selected in the {branch} branch of `{select}`, but it was computed by `{op}` on line {definition_row}, which gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument of `{op_name}` where `{local}` is defined"
     VALID = (
+        # einops moves the safe value without changing it.
+        Valid(
+            "import torch\nfrom einops import rearrange\ndef update(means, samples, bins):\n    zero_mask = bins == 0\n"
+            "    safe = bins.masked_fill(zero_mask, 1)\n    new = samples.sum(1)\n    new = new / rearrange(safe, '... -> ... 1')\n"
+            "    return torch.where(rearrange(zero_mask, '... -> ... 1'), means, new)\n"
+        ),
         Valid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.log(jnp.where(x > 0, x, 1.0))\n    return jnp.where(x > 0, s, 0.0)\n"),
         Valid("import jax.numpy as jnp\ndef f(x):\n    s = jnp.where(x > 0, x, 1.0)\n    return jnp.where(x > 0, jnp.log(s), 0.0)\n"),
         Valid("import jax.numpy as jnp\ndef f(x, s):\n    return jnp.where(x > 0, s, 0.0)\n"),
