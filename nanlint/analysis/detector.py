@@ -292,7 +292,7 @@ class Detector:
             for branch in branches:
                 others = [b for b in branches if b is not branch]
                 for holder, use in uses_of.get(id(branch), ()):
-                    if use.via is not None and any(use.via.value in {n.value for n in _loads(b.expr)} for b in others):
+                    if use.via is not None and any(use.via.value in self._value_reads(b.expr, env) for b in others):
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     if others and all(id(use.node) in evaluated.get(id(b), ()) for b in others):
                         continue  # so does the op itself (`where(c, u / d, d / v)` through locals): no branch hides it
@@ -312,6 +312,19 @@ class Detector:
         if SiteKind.NAN_MASK in kinds:
             found += mask_sites(self, _Env, found)  # NAN201: masking.py
         return found
+
+    def _value_reads(self, node: cst.BaseExpression, env: "_Env") -> set[str]:
+        """The names whose values `node` reads: not `x` in `zeros_like(x)` or `x.dtype`, which read
+        only its shape and type, so no cotangent goes back into `x` from there."""
+        metadata: set[int] = set()
+        for part in walk(node):
+            if isinstance(part, cst.Attribute) and part.attr.value in METADATA_ATTRS:
+                metadata.add(id(part.value))
+            elif isinstance(part, cst.Call) and self.catalog.is_shape_only(env.qualified(part.func)):
+                shape = argument_at(part, SHAPE_ARG)
+                if shape is not None:
+                    metadata.add(id(shape))
+        return {name.value for name in _loads(node, metadata)}
 
     def _nested_uses(self, selects: list["_Nested"], branch: Branch, scope: Scope) -> list[tuple[cst.Call, OpUse]]:
         """The ops in the branches of the selects nested in `branch` (`where(a, 0, where(b, u, v))`),
@@ -396,7 +409,7 @@ class Detector:
         return self._branches(call, resolved[0], resolved[2]) if resolved is not None else []
 
     def _nonfinite_constant(self, node: cst.BaseExpression, env: _Env, nan_only: bool = False, depth: int = 0) -> bool:
-        """`jnp.nan`, `-np.inf`, `float("nan")`, `jnp.full_like(x, jnp.nan)`, a local bound to one;
+        """`jnp.nan`, `-np.inf`, `float("nan")`, `jnp.full_like(x, jnp.nan)`, `jnp.array(np.nan)`, a local bound to one;
         with `nan_only`, a NaN and not an infinity."""
         if isinstance(node, cst.UnaryOperation):
             return self._nonfinite_constant(node.expression, env, nan_only, depth)
@@ -408,6 +421,9 @@ class Detector:
             name = env.qualified(node) or ""
             return name.rsplit(".", 1)[-1] in (_NAN_NAMES if nan_only else _NONFINITE_NAMES)
         if isinstance(node, cst.Call):
+            carried = carried_value(node, env)
+            if carried is not None and depth < MAX_INDIRECTION:  # `jnp.array(np.nan, dtype)`, `tf.cast(nan, t)`
+                return self._nonfinite_constant(carried, env, nan_only, depth + 1)
             values = arguments(node)
             if isinstance(node.func, cst.Name) and node.func.value == "float" and values:
                 text = string_value(values[0])
@@ -1006,13 +1022,15 @@ def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return []
 
 
-def _loads(node: cst.CSTNode) -> list[cst.Name]:
+def _loads(node: cst.CSTNode, skipped: frozenset[int] | set[int] = frozenset()) -> list[cst.Name]:
     """Names of data read in an expression: not attribute names, keyword labels, called functions
-    (`open(...)` is not data, `x.sum()` reads `x`), or anything inside a lambda."""
+    (`open(...)` is not data, `x.sum()` reads `x`), anything inside a lambda, or the `skipped` nodes."""
     found: list[cst.Name] = []
     stack = [node]
     while stack:
         current = stack.pop()
+        if id(current) in skipped:
+            continue
         kind = type(current)
         if kind is cst.Name:
             found.append(current)

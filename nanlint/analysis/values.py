@@ -696,10 +696,18 @@ def can_reach(node: cst.BaseExpression, domain: IntervalSet, env: Env) -> bool:
     return not IntervalSet.of(reach).intersect(domain).is_empty()
 
 
-def is_epsilon_shifted(node: cst.BaseExpression, env: Env) -> bool:
-    """`x + 1e-8`, `x + eps`, `sqrt(x + eps)`: the author moved the argument off the pole on purpose."""
+def is_epsilon_shifted(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
+    """`x + 1e-8`, `x + eps`, `sqrt(x + eps)`, or a local assigned so (`union = a + b - i + 1e-8`):
+    the author moved the argument off the pole on purpose."""
+    if depth > _MAX_NESTING:
+        return False
+    if isinstance(node, cst.Name):
+        binding = env.binding(node)
+        if binding is None or binding.value is None or binding.imported is not None:
+            return False
+        return is_epsilon_shifted(binding.value, env, depth + BINDING_COST)
     if isinstance(node, cst.Call) and leaf_name(node.func) == "sqrt" and len(node.args) == 1:
-        return is_epsilon_shifted(node.args[0].value, env)
+        return is_epsilon_shifted(node.args[0].value, env, depth + 1)
     if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
         return False
     return is_epsilon(node.left, env) or is_epsilon(node.right, env)

@@ -51,6 +51,16 @@ class WhereBranchSingularLocal(Rule):
     MESSAGE = "`{local}` is selected in the {branch} branch of `{select}`, but it was computed by `{op}` on line {definition_row}, which gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument of `{op_name}` where `{local}` is defined"
     VALID = (
+        # A NaN placeholder, spelled as an array: the value is already invalid where it is selected.
+        Valid(
+            "import jax.numpy as jnp\nimport numpy as np\ndef f(x, b):\n    s = jnp.sum(jnp.exp(x) * b)\n"
+            "    out = jnp.log(jnp.abs(s))\n    return jnp.where(jnp.sign(s) < 0, jnp.array(np.nan, dtype=jnp.float32), out)\n"
+        ),
+        # A divisor assigned with its own epsilon: the author moved it off the pole.
+        Valid(
+            "import tensorflow as tf\ndef iou(i, a, b):\n    union = a + b - i + 1e-8\n    ratio = i / union\n"
+            "    return tf.where(union > 0.5, ratio, 0.0)\n"
+        ),
         # einops moves the safe value without changing it.
         Valid(
             "import torch\nfrom einops import rearrange\ndef update(means, samples, bins):\n    zero_mask = bins == 0\n"
@@ -80,6 +90,12 @@ class WhereBranchSingularLocal(Rule):
         ),
     )
     INVALID = (
+        # `zeros_like(t)` reads only the shape of `t`: the other branch does not evaluate the division.
+        Invalid(
+            "import tensorflow as tf\ndef interp(x, x0, x1):\n    dx = x1 - x0\n    t = (x - x0) / dx\n"
+            "    return tf.where(dx > 0, t, tf.zeros_like(t))\n",
+            line=5,
+        ),
         Invalid(
             "import jax.numpy as jnp\ndef f(x):\n    s = jnp.sqrt(x)\n    return jnp.where(x > 0, s, 0.0)\n",
             line=4,
