@@ -72,6 +72,59 @@ def selected_values(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0)
     return None
 
 
+def holds_at_nan(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Optional[bool]:
+    """Whether `cond` is true where the expression `var` is NaN, if certain: a comparison with NaN is
+    false, except `!=`, which is true (`q != 0` holds where `q` is NaN; `q > 0` does not)."""
+    if isinstance(cond, cst.Name):
+        value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
+        return holds_at_nan(value, var, env, hops + 1) if value is not None else None
+    if isinstance(cond, cst.Comparison):
+        links = [(left, target) for left, target in zip((cond.left, *(t.comparator for t in cond.comparisons)), cond.comparisons)]
+        truths = [_compared_at_nan(left, type(t.operator), t.comparator, var, env) for left, t in links]
+        return _all(truths)
+    if isinstance(cond, cst.BinaryOperation) and isinstance(cond.operator, (cst.BitAnd, cst.BitOr)):
+        parts = [holds_at_nan(cond.left, var, env, hops), holds_at_nan(cond.right, var, env, hops)]
+        return _all(parts) if isinstance(cond.operator, cst.BitAnd) else _any(parts)
+    if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
+        inner = holds_at_nan(cond.expression, var, env, hops)
+        return None if inner is None else not inner
+    if isinstance(cond, cst.Call):
+        qualified = env.qualified(cond.func)
+        leaf = qualified.rsplit(".", 1)[-1] if qualified is not None else None
+        args = arguments(cond)
+        if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
+            return _compared_at_nan(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
+        parts = [holds_at_nan(a, var, env, hops) for a in args]
+        if leaf == "logical_and" and len(parts) == 2:
+            return _all(parts)
+        if leaf == "logical_or" and len(parts) == 2:
+            return _any(parts)
+        if leaf == "logical_not" and len(parts) == 1 and parts[0] is not None:
+            return not parts[0]
+    return None
+
+
+def _compared_at_nan(left, operator: type, right, var: str, env: Env) -> Optional[bool]:
+    """`var` (or `|var|`) against a constant, where `var` is NaN."""
+    for subject, other in ((left, right), (right, left)):
+        about = env.code(subject) == var or _is_abs_of(subject, var, env)
+        if about and operator in _COMPARE and constant_value(other, env) is not None:
+            return operator is cst.NotEqual
+    return None
+
+
+def _all(truths: list[Optional[bool]]) -> Optional[bool]:
+    if False in truths:
+        return False
+    return None if None in truths else True
+
+
+def _any(truths: list[Optional[bool]]) -> Optional[bool]:
+    if True in truths:
+        return True
+    return None if None in truths else False
+
+
 def _condition_local(name: cst.Name, env: Env) -> Optional[cst.BaseExpression]:
     """What a local (a condition, or a variable it is about) was assigned; not a rebinding of itself
     (`m = m & c`), whose earlier value is not the one seen from here."""

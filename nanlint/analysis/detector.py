@@ -13,7 +13,7 @@ from typing import NamedTuple, Optional
 
 import libcst as cst
 
-from nanlint.analysis.conditions import affine_base, selected_values
+from nanlint.analysis.conditions import affine_base, holds_at_nan, selected_values
 from nanlint.analysis.inline import inlined
 from nanlint.analysis.masking import mask_sites, masked_value
 from nanlint.analysis.names import (
@@ -48,7 +48,7 @@ from nanlint.analysis.values import (
     is_epsilon_shifted,
     value_range,
 )
-from nanlint.catalog.intervals import IntervalSet
+from nanlint.catalog.intervals import INF, IntervalSet
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import (
     BARRIER_METHODS,
@@ -677,12 +677,37 @@ class Detector:
         partner = argument_at(use.node, use.op.partner) if isinstance(use.node, cst.Call) else None
         if partner is not None and not IntervalSet.of(value_range(partner, unselected)).contains(0.0):
             return True
+        if self._result_bounded_where_unselected(branch, use, env):
+            return True
         if not self._variables(branch.cond, env, 4) & self._variables(use.arg, arg_env, 4):
             return False  # the condition names nothing the argument is made of
         reach = IntervalSet.of(value_range(use.arg, unselected))
         if not reach.intersect(use.leak_domain).is_empty():
             return False
         return use.op.domain is None or reach.intersect(use.op.domain.complement()).is_empty()
+
+    def _result_bounded_where_unselected(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        """The condition bounds the op's own result where the branch is not selected (`q = a / d`,
+        then `where(q != 0, q, 1.0)`): at its pole the op's value is +-inf or NaN, which such bounds
+        leave out, so the pole is where the branch is selected. Not for ops finite at their pole
+        (sqrt(0) = 0)."""
+        op = use.op
+        if op.kind != "pole" or op.domain is None or not use.leak_domain.intersect(op.domain).is_empty():
+            return False
+        if use.via is None:
+            subject = env.code(use.node)
+        else:
+            binding = env.binding(use.via)
+            if binding is None or binding.value is not use.node:
+                return False  # the local is more than the op's value
+            subject = use.via.value
+        truth = not branch.polarity  # what the condition is where the branch is not selected
+        region = env.selected(branch.cond, subject)
+        if region is None or (truth and not isinstance(branch.cond, cst.Comparison)):
+            return False  # where an `or` with an unknown side holds, the known side bounds nothing
+        region = region if truth else region.complement()
+        bounded = not region.is_empty() and -INF < region.parts[0].lo and region.parts[-1].hi < INF
+        return bounded and holds_at_nan(branch.cond, subject, env) is (not truth)
 
     def _configuration_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The op's argument is configuration (`1.0 / radius` with `radius: float`): at its pole for

@@ -57,6 +57,8 @@ class WhereBranchSingularOp(Rule):
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
     VALID = (
+        # Where `|x / d| < 1e-3` the quotient is finite: its pole is in the selected branch.
+        Valid("import torch\ntorch.where(torch.abs(x / d) < 1e-3, 1.0, x / d)\n"),
         # A tensor made of a constant has its value: `u_lower` is at most -1, so `|u_lower| >= 1`.
         Valid(
             "import tensorflow as tf\ndef lower_tail(u, bound):\n    c = tf.constant(-1.0, dtype=u.dtype)\n"

@@ -51,6 +51,12 @@ class WhereBranchSingularLocal(Rule):
     MESSAGE = "`{local}` is selected in the {branch} branch of `{select}`, but it was computed by `{op}` on line {definition_row}, which gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument of `{op_name}` where `{local}` is defined"
     VALID = (
+        # The condition bounds the quotient itself where it is unselected (`un == 0` there); at the
+        # pole the quotient is +-inf or NaN, where `un != 0` holds and the branch is selected.
+        Valid(
+            "import torch\ndef normalized(x, y, fx, fy, cx, cy):\n    un = (x - cx) / fx\n    vn = (y - cy) / fy\n"
+            "    nonzero = (un != 0) | (vn != 0)\n    return torch.where(nonzero, un, torch.ones_like(un))\n"
+        ),
         # A NaN placeholder, spelled as an array: the value is already invalid where it is selected.
         Valid(
             "import jax.numpy as jnp\nimport numpy as np\ndef f(x, b):\n    s = jnp.sum(jnp.exp(x) * b)\n"
@@ -90,6 +96,10 @@ class WhereBranchSingularLocal(Rule):
         ),
     )
     INVALID = (
+        # A bound on the quotient that +-inf or NaN meets leaves the pole unselected: `not (q <= 1)`
+        # holds where `q` is NaN, and `|q| > 1` where it is infinite.
+        Invalid("import torch\ndef f(x, d):\n    q = x / d\n    return torch.where(q <= 1.0, q, 0.0)\n", line=4),
+        Invalid("import torch\ndef f(x, d):\n    q = x / d\n    return torch.where(torch.abs(q) > 1.0, 0.0, q)\n", line=4),
         # `zeros_like(t)` reads only the shape of `t`: the other branch does not evaluate the division.
         Invalid(
             "import tensorflow as tf\ndef interp(x, x0, x1):\n    dx = x1 - x0\n    t = (x - x0) / dx\n"
