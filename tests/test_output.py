@@ -525,6 +525,20 @@ def test_each_json_finding_says_how_sure_it_is(tmp_path):
     assert [(d["location"]["row"], d["confidence"]) for d in json.loads(run.out)] == [(3, "high"), (5, "medium")]
 
 
+def test_a_clamp_at_a_pole_is_sure_only_where_its_gradient_multiplies(tmp_path):
+    # JAX's maximum multiplies the infinite cotangent by 0 below the bound: NaN wherever it binds.
+    # torch's clamp and TensorFlow's maximum select it (0 below the bound), so only a value exactly on
+    # the bound gets an infinite gradient (run under XLA and torch autograd).
+    (tmp_path / "m.py").write_text(
+        "import jax.numpy as jnp\nimport tensorflow as tf\nimport torch\n"
+        "a = jnp.sqrt(jnp.maximum(x, 0.0))\nb = torch.sqrt(y.clamp_min(0))\nc = tf.sqrt(tf.maximum(z, 0.0))\n"
+        "d = torch.sqrt(torch.clamp(y, min=0))\n"
+    )
+    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
+    found = [(d["code"], d["location"]["row"], d["confidence"]) for d in json.loads(run.out)]
+    assert found == [("NAN102", 4, "high"), ("NAN102", 5, "medium"), ("NAN102", 6, "medium"), ("NAN102", 7, "medium")]
+
+
 @pytest.mark.parametrize("how", [("--min-confidence", "high"), ("--config", 'min-confidence = "high"')])
 def test_min_confidence_keeps_the_surer_findings(tmp_path, how):
     (tmp_path / "m.py").write_text(CONFIDENCE_SOURCE)

@@ -362,12 +362,16 @@ class Detector:
             operand = next((b for b in self._branches(inner, sel, method_form) if depends_on_data(b.expr, env)), None)
             if operand is None:
                 continue
+            method = inner.func.attr.value if method_form and isinstance(inner.func, cst.Attribute) else None
+            selecting = self.catalog.clamp_gradient_selects(env.qualified(inner.func), method, framework)
             for bound in _clamp_bounds(inner, sel, method_form, env):
                 if use.leak_domain.contains(bound):
                     display = self._display(inner, method_form)
                     site = LeakSite(SiteKind.CLAMP_AT_POLE, inner, sel, display, use.framework or framework, method_form, operand, use)
                     site.admitted, site.guard_var, site.scope = IntervalSet.point(bound), "the bound", scope
-                    site.confidence = Confidence.HIGH  # wherever the clamp binds, the op sits on its pole
+                    # Wherever a multiplying clamp binds, the gradient is NaN; a selecting one is
+                    # NaN only for values exactly on the bound, which may or may not occur.
+                    site.confidence = Confidence.MEDIUM if selecting else Confidence.HIGH
                     found.append(site)
                     break
         return found

@@ -17,6 +17,8 @@ from nanlint.catalog.tables import (
     OP_INDEX,
     OPS_BY_KEY,
     SELECT_INDEX,
+    SELECTING_CLAMP_METHODS,
+    SELECTING_CLAMPS,
     SELECTS,
     NanReplacement,
     NanTest,
@@ -91,6 +93,13 @@ class Catalog:
     def guards_its_result(self, qualified: Optional[str]) -> bool:
         """An op singular where this function is at its own pole may take its result (`1 / distance(dr)`)."""
         return any(name in self._guards_result for name in _candidates(qualified))
+
+    def clamp_gradient_selects(self, qualified: Optional[str], method: Optional[str], framework: str) -> bool:
+        """Whether this clamp's gradient selects the cotangent (torch, TensorFlow) rather than
+        multiplying it by a mask (JAX): below its bound, an infinite cotangent becomes 0, not NaN."""
+        if method is not None:
+            return method in SELECTING_CLAMP_METHODS.get(framework, ())
+        return any(name in SELECTING_CLAMPS for name in _candidates(qualified))
 
     def is_shape_only(self, qualified: Optional[str]) -> bool:
         """`zeros_like(x)`: only x's shape and dtype are read, so no gradient flows into it."""

@@ -737,6 +737,19 @@ SELECTS: tuple[SelectFunction, ...] = (
     SelectFunction(kind="clamp", names=_names(jax="lax.clamp"), branches=(Arg(1, ("x", "operand")),)),
 )
 
+# Clamps whose gradient is a select, not a product: below the bound the cotangent is replaced by 0,
+# so an op on its pole at the bound (`sqrt(clamp(x, min=0))`) sends no NaN into `x` there; only a
+# value exactly on the bound gets an infinite gradient (NaN once something downstream multiplies it
+# by 0). Run under tf.function(jit_compile=True), eagerly, and in torch autograd; JAX's clamps
+# (`jnp.maximum`, `jnp.clip`, `lax.clamp`) and `tnp.maximum` multiply, and are NaN below the bound.
+SELECTING_CLAMPS = frozenset(
+    _expand(
+        "tf.maximum tf.minimum tf.math.maximum tf.math.minimum tf.clip_by_value tnp.clip "
+        "torch.maximum torch.minimum torch.fmax torch.fmin torch.clamp torch.clip torch.clamp_min torch.clamp_max"
+    )
+)
+SELECTING_CLAMP_METHODS = {"torch": frozenset("maximum minimum fmax fmin clamp clip clamp_min clamp_max clamp_ clip_".split())}
+
 # Safe functions whose result may feed an op that is singular where they reach their own pole:
 # built on an outer where (`where(mask, fn(where(mask, x, p)), p)`), they zero the cotangent that
 # comes back there. Checked: `1 / distance(0)` has a finite gradient under jax.jit(jax.grad), and so

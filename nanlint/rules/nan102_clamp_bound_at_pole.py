@@ -19,7 +19,8 @@ class ClampBoundAtPole(Rule):
     bound the gradient is 0, and on the bound it is infinite, and NaN once anything downstream
     multiplies it by 0. Values land exactly on the bound more often than it seems: by rounding
     (`acos(clip(z / r, -1, 1))` near the axis in float32, where the true derivative is finite) and
-    at degenerate inputs (a zero discriminant, coincident points).
+    at degenerate inputs (a zero discriminant, coincident points). Whether they do cannot be seen
+    from the code, so these findings have medium confidence; JAX's are high.
 
     ## Example
     ```python
