@@ -273,11 +273,17 @@ def test_reaching_a_leak_domain_and_epsilon_shifts() -> None:
         ("small", IntervalSet.below(1e-6, closed=False)),
         ("~ok", IntervalSet.below(1e-6, closed=False)),
         ("m", None),
+        # A root compared is its square compared, where the root is defined; below 0 it is NaN,
+        # which fails every comparison but `!=`.
+        ("jnp.sqrt(x) > 2", IntervalSet.above(4.0, closed=False)),
+        ("root <= 0.5", IntervalSet.of(Interval(0.0, 0.25))),
+        ("x.sqrt() != 0", IntervalSet.point(0.0).complement()),
+        ("jnp.sqrt(x) > -1", IntervalSet.above(0.0, closed=True)),
     ],
 )
 def test_what_a_condition_selects(condition: str, selected) -> None:
     source = (
-        "import jax.numpy as jnp\ndef f(x, y, m):\n    small = x < 1e-6\n    ok = ~small\n    m = m & (x > 0)\n"
+        "import jax.numpy as jnp\ndef f(x, y, m):\n    small = x < 1e-6\n    ok = ~small\n    m = m & (x > 0)\n    root = jnp.sqrt(x)\n"
         f"    return {condition}\n"
     )
     value, env = returned(source)

@@ -14,7 +14,7 @@ import libcst as cst
 from nanlint.analysis.syntax import arguments
 from nanlint.analysis.tree import walk
 from nanlint.analysis.values import Env, constant_value
-from nanlint.catalog.intervals import IntervalSet
+from nanlint.catalog.intervals import Interval, IntervalSet
 from nanlint.catalog.tables import ABSOLUTE_VALUES
 
 Selector = Callable[[float], IntervalSet]
@@ -179,7 +179,27 @@ def _compare(left, operator: type, right, var: str, env: Env) -> Optional[Interv
         return selected.intersect(IntervalSet.above(0.0, closed=True)).union(
             selected.intersect(IntervalSet.above(0.0, closed=True)).negated()
         )
+    if _is_root_of(subject, var, env):
+        # sqrt(v) in S  <=>  v >= 0 and v in S squared; below 0 the root is NaN, which only `!=` holds for.
+        squared = IntervalSet.of(
+            *(Interval(p.lo * p.lo, p.hi * p.hi, p.lo_closed, p.hi_closed) for p in selected.intersect(IntervalSet.above(0.0, closed=True)).parts)
+        )
+        return squared.union(IntervalSet.below(0.0, closed=False)) if operator is cst.NotEqual else squared
     return None
+
+
+def _is_root_of(node, var: str, env: Env) -> bool:
+    """`sqrt(v)`, `v.sqrt()`, or a local assigned one (`s = sqrt(v)`), where `v` is `var`."""
+    if isinstance(node, cst.Name):
+        value = _condition_local(node, env)
+        return value is not None and not isinstance(value, cst.Name) and _is_root_of(value, var, env)
+    if not isinstance(node, cst.Call):
+        return False
+    values = arguments(node)
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "sqrt" and not values:
+        return env.code(node.func.value) == var
+    name = env.qualified(node.func)
+    return name is not None and name.rsplit(".", 1)[-1] == "sqrt" and len(values) == 1 and env.code(values[0]) == var
 
 
 def _is_abs_of(node, var: str, env: Env) -> bool:

@@ -96,6 +96,14 @@ class WhereBranchSingularLocal(Rule):
         ),
     )
     INVALID = (
+        # A condition on the root is one on its argument (`sqrt(v) > 0` is `v > 0`): where it fails,
+        # v may be 0, and the nested select's branches are unselected there too.
+        Invalid(
+            "import tensorflow as tf\ndef price(variance, a, is_call, intrinsic):\n    sqrt_variance = tf.math.sqrt(variance)\n"
+            "    d2 = a - tf.math.sqrt(variance)\n"
+            "    return tf.where(sqrt_variance > 0.0, tf.where(is_call, d2, -d2), intrinsic)\n",
+            line=5,
+        ),
         # A bound on the quotient that +-inf or NaN meets leaves the pole unselected: `not (q <= 1)`
         # holds where `q` is NaN, and `|q| > 1` where it is infinite.
         Invalid("import torch\ndef f(x, d):\n    q = x / d\n    return torch.where(q <= 1.0, q, 0.0)\n", line=4),
