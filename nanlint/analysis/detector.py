@@ -692,26 +692,67 @@ class Detector:
 
     def _result_bounded_where_unselected(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The condition bounds the op's own result where the branch is not selected (`q = a / d`,
-        then `where(q != 0, q, 1.0)`): at its pole the op's value is +-inf or NaN, which such bounds
-        leave out, so the pole is where the branch is selected. Not for ops finite at their pole
-        (sqrt(0) = 0)."""
+        then `where(q != 0, q, 1.0)`), or a local that is +-inf or NaN wherever that result is
+        (`omq2 = 1 - q * q`, then `where(omq2 == 0, ...)`): at its pole the op's value is +-inf or
+        NaN, which such bounds leave out, so the pole is where the branch is selected. Not for ops
+        finite at their pole (sqrt(0) = 0)."""
         op = use.op
         if op.kind != "pole" or op.domain is None or not use.leak_domain.intersect(op.domain).is_empty():
             return False
-        if use.via is None:
-            subject = env.code(use.node)
-        else:
-            binding = env.binding(use.via)
-            if binding is None or binding.value is not use.node:
-                return False  # the local is more than the op's value
-            subject = use.via.value
         truth = not branch.polarity  # what the condition is where the branch is not selected
-        region = env.selected(branch.cond, subject)
-        if region is None or (truth and not isinstance(branch.cond, cst.Comparison)):
+        if truth and not isinstance(branch.cond, cst.Comparison):
             return False  # where an `or` with an unknown side holds, the known side bounds nothing
-        region = region if truth else region.complement()
-        bounded = not region.is_empty() and -INF < region.parts[0].lo and region.parts[-1].hi < INF
-        return bounded and holds_at_nan(branch.cond, subject, env) is (not truth)
+        subjects = [env.code(use.node)] + [
+            name.value for name in self._compared_names(branch.cond, env) if self._nonfinite_with(name, use.node, env, 0)
+        ]
+        for subject in dict.fromkeys(subjects):
+            region = env.selected(branch.cond, subject)
+            if region is None:
+                continue
+            region = region if truth else region.complement()
+            bounded = not region.is_empty() and -INF < region.parts[0].lo and region.parts[-1].hi < INF
+            if bounded and holds_at_nan(branch.cond, subject, env) is (not truth):
+                return True
+        return False
+
+    def _compared_names(self, cond: cst.BaseExpression, env: _Env) -> list[cst.Name]:
+        """The names a condition reads, and those the locals it reads were made of (`small = omq2
+        == 0`), a few levels deep: the values it may bound."""
+        names, pending = [], [(cond, 0)]
+        while pending:
+            node, hops = pending.pop()
+            for name in _loads(node):
+                names.append(name)
+                binding = env.binding(name)
+                if hops < MAX_INDIRECTION and binding is not None and binding.value is not None and binding.imported is None:
+                    pending.append((binding.value, hops + 1))
+        return names
+
+    def _nonfinite_with(self, node: cst.BaseExpression, target: cst.CSTNode, env: _Env, depth: int) -> bool:
+        """Whether `node` is +-inf or NaN wherever `target` is: `target` itself, or a sum, a
+        difference or a product with it, its quotient by anything, a positive power or the negation
+        of it, or a local assigned such (inf * 0 and inf - inf are NaN; inf / x is not finite)."""
+        if node is target:
+            return True
+        if depth > MAX_INDIRECTION * BINDING_COST:
+            return False
+        if isinstance(node, cst.Name):
+            binding = env.binding(node)
+            if binding is None or binding.value is None or binding.imported is not None or binding.augmented is not None:
+                return False
+            return self._nonfinite_with(binding.value, target, env.at(binding.place), depth + BINDING_COST)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self._nonfinite_with(node.expression, target, env, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            op = node.operator
+            if isinstance(op, (cst.Add, cst.Subtract, cst.Multiply)):
+                return self._nonfinite_with(node.left, target, env, depth + 1) or self._nonfinite_with(node.right, target, env, depth + 1)
+            if isinstance(op, cst.Divide):
+                return self._nonfinite_with(node.left, target, env, depth + 1)
+            if isinstance(op, cst.Power):
+                exponent = constant_value(node.right, env)
+                return exponent is not None and exponent > 0 and self._nonfinite_with(node.left, target, env, depth + 1)
+        return False
 
     def _configuration_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The op's argument is configuration (`1.0 / radius` with `radius: float`): at its pole for

@@ -51,6 +51,12 @@ class WhereBranchSingularLocal(Rule):
     MESSAGE = "`{local}` is selected in the {branch} branch of `{select}`, but it was computed by `{op}` on line {definition_row}, which gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument of `{op_name}` where `{local}` is defined"
     VALID = (
+        # `omq2` is -inf or NaN wherever `q` is (at x1 == 0), so `omq2 == 0` leaves that pole selected.
+        Valid(
+            "import jax.numpy as jnp\ndef couplings(x1, x2, c):\n    q = x2 / x1\n    omq2 = 1.0 - q * q\n"
+            "    safe = jnp.where(omq2 == 0.0, jnp.ones_like(omq2), omq2)\n"
+            "    return jnp.where(omq2 == 0.0, jnp.zeros_like(omq2), c * (1.0 + q) / safe)\n"
+        ),
         # The condition bounds the quotient itself where it is unselected (`un == 0` there); at the
         # pole the quotient is +-inf or NaN, where `un != 0` holds and the branch is selected.
         Valid(
@@ -96,6 +102,8 @@ class WhereBranchSingularLocal(Rule):
         ),
     )
     INVALID = (
+        # exp(-q) is finite (0) where q is +inf: `e == 0` holds at the pole.
+        Invalid("import jax.numpy as jnp\ndef f(x1, x2):\n    q = x2 / x1\n    e = jnp.exp(-q)\n    return jnp.where(e == 0.0, 0.0, q)\n", line=5),
         # A condition on the root is one on its argument (`sqrt(v) > 0` is `v > 0`): where it fails,
         # v may be 0, and the nested select's branches are unselected there too.
         Invalid(
