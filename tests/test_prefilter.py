@@ -337,6 +337,26 @@ def test_a_helper_used_only_under_no_grad_is_skipped_as_in_the_whole_file() -> N
         assert [f[0] for f in assert_same(source + extra)] == ["NAN001"]
 
 
+def test_a_private_method_used_only_under_no_grad_is_skipped_as_in_the_whole_file() -> None:
+    # The same for a method: an optimizer's `_step` called only by its `@torch.no_grad()` `step`.
+    # The sliced path keeps `_step` alone, so it must read the class that names it (it did not).
+    source = src("""
+        import torch
+
+        class Opt:
+            def _step(self, p, d):
+                return torch.where(d > 0.0, p / d, 1.0)
+
+            @torch.no_grad()
+            def step(self, p, d):
+                return self._step(p, d)
+    """)
+    assert assert_same(source) == []
+    called_with_grad = source.replace("        return self._step(p, d)\n", "        return self._step(p, d)\n\n    def loss(self, p, d):\n        return self._step(p, d).sum()\n")
+    assert called_with_grad != source
+    assert [f[0] for f in assert_same(called_with_grad)] == ["NAN001"]
+
+
 def test_only_a_jax_while_loop_body_is_skipped() -> None:
     # JAX cannot differentiate `lax.while_loop` in reverse mode; TensorFlow differentiates
     # `tf.while_loop` (each iteration is kept for the gradient), so a leak in its body is real.

@@ -318,7 +318,11 @@ class _Plan:
         None when one of those does not parse on its own."""
         starts = [u.start for u in self.units]
         with_context = {unit_index(starts, offset) for offset in self._context_word_offsets()}
-        visited = set(self.kept)
+        # A private method kept alone is used by its class's other methods (`self._step(...)` under a
+        # no_grad `step`): the units that name it are read whole, its class included.
+        members = {self._member_name(m) for pieces in self.kept.values() for m in pieces if m.member}
+        naming_members = {i for name in members if (name or "").startswith("_") for i in self._units_naming(name, starts)}
+        visited = set(self.kept) | naming_members
         while True:
             defined = set().union(*(self._def_names(i) for i in visited))
             helpers = {self.units[i].definition for i in visited if (self.units[i].definition or "").startswith("_")}
@@ -330,12 +334,19 @@ class _Plan:
             visited |= wanted
         pieces = []
         for index in sorted(visited):
-            whole = index not in self.kept or self.kept[index] == [self.units[index]] or index in with_context
+            whole = index not in self.kept or self.kept[index] == [self.units[index]] or index in with_context or index in naming_members
             pieces += [self.units[index]] if whole else self.kept[index]
         trees = [(piece.tree(self.source), piece.base_line) for piece in pieces]
         if any(tree is None for tree, _ in trees):
             return None
         return _spans(self.source, _contexts_of(trees))
+
+    def _member_name(self, member: Unit) -> Optional[str]:
+        """The name a kept method binds (a member cut by text has no `definition`: it may be a statement)."""
+        if member.definition is not None:
+            return member.definition
+        found = _DEF_NAMES.search(self.source, member.start, member.end)
+        return found.group(1) if found else None
 
     def _context_word_offsets(self) -> list[int]:
         if self._context_offsets is None:
