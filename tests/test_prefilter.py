@@ -357,6 +357,21 @@ def test_a_private_method_used_only_under_no_grad_is_skipped_as_in_the_whole_fil
     assert [f[0] for f in assert_same(called_with_grad)] == ["NAN001"]
 
 
+def test_a_local_bound_by_unpacking_is_followed_as_the_detector_follows_it() -> None:
+    # `a, b = x / d, 2 * x` binds `a` to `x / d` for the detector; the screen must see the same, or
+    # the sliced path drops a function the whole file reports (pgx's `xs, ys = ..., xy % size`).
+    source = src("""
+        import jax.numpy as jnp
+
+        def f(x, d):
+            a, b = x / d, 2 * x
+            return jnp.where(d > 0, a + b, 0.0)
+    """)
+    assert [f[0] for f in assert_same(source)] == ["NAN002"]
+    # Unpacking a call's result binds values the detector does not follow: nothing on either path.
+    assert assert_same(source.replace("a, b = x / d, 2 * x", "a, b = divmod(x, d)")) == []
+
+
 def test_only_a_jax_while_loop_body_is_skipped() -> None:
     # JAX cannot differentiate `lax.while_loop` in reverse mode; TensorFlow differentiates
     # `tf.while_loop` (each iteration is kept for the gradient), so a leak in its body is real.

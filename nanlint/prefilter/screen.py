@@ -356,13 +356,25 @@ def _own_assignments(function: ast.AST, walrus: bool) -> dict[str, list[tuple[Po
             continue
         if kind is ast.Assign:
             for target in current.targets:
-                if type(target) is ast.Name:
-                    assigned.setdefault(target.id, []).append(((current.end_lineno, current.end_col_offset), current.value))
+                for name, value in _unpacked(target, current.value):
+                    assigned.setdefault(name, []).append(((current.end_lineno, current.end_col_offset), value))
         elif (kind is ast.AnnAssign or (walrus and kind is ast.NamedExpr)) and current.value is not None and type(current.target) is ast.Name:
             assigned.setdefault(current.target.id, []).append(((current.end_lineno, current.end_col_offset), current.value))
         if walrus or isinstance(current, ast.stmt) or kind in _STATEMENT_PARTS:
             stack.extend(children(current))
     return assigned
+
+
+def _unpacked(target: ast.expr, value: Optional[ast.expr]) -> Iterator[tuple[str, ast.expr]]:
+    """`a = v`, and `a, b = x, 2 * x` element by element (a literal of as many plain elements), as
+    the detector binds them (analysis/names.py); other unpackings bind values it does not follow."""
+    if type(target) is ast.Name and value is not None:
+        yield target.id, value
+    elif type(target) in (ast.Tuple, ast.List) and type(value) in (ast.Tuple, ast.List):
+        elements, parts = target.elts, value.elts
+        if len(elements) == len(parts) and not any(type(part) is ast.Starred for part in parts):
+            for element, part in zip(elements, parts):
+                yield from _unpacked(element, part)
 
 
 # Nodes between statements that hold statements (without `:=` no expression needs a visit).
