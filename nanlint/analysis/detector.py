@@ -320,11 +320,13 @@ class Detector:
         for part in walk(node):
             if isinstance(part, cst.Attribute) and part.attr.value in METADATA_ATTRS:
                 metadata.add(id(part.value))
-            elif isinstance(part, cst.Call) and self.catalog.is_shape_only(env.qualified(part.func)):
-                shape = argument_at(part, SHAPE_ARG)
-                if shape is not None:
-                    metadata.add(id(shape))
+            elif isinstance(part, cst.Call) and (shape := self._shape_argument(part, env)) is not None:
+                metadata.add(id(shape))
         return {name.value for name in _loads(node, metadata)}
+
+    def _shape_argument(self, call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
+        """The argument `zeros_like(x)` reads only for its shape and dtype, if `call` is such."""
+        return argument_at(call, SHAPE_ARG) if self.catalog.is_shape_only(env.qualified(call.func)) else None
 
     def _nested_uses(self, selects: list["_Nested"], branch: Branch, scope: Scope) -> list[tuple[cst.Call, OpUse]]:
         """The ops in the branches of the selects nested in `branch` (`where(a, 0, where(b, u, v))`),
@@ -912,7 +914,7 @@ class _BranchSearch(cst.CSTVisitor):
             self.uses.append(use)
         # What a call reads: its arguments, and a method's receiver (not a called name: `f(x)` reads
         # `x`); not the argument of `zeros_like(x)`, whose values no gradient reaches.
-        shape = argument_at(node, SHAPE_ARG) if detector.catalog.is_shape_only(env.qualified(node.func)) else None
+        shape = detector._shape_argument(node, env)
         for arg in node.args:
             if arg.value is not shape:
                 visit(arg.value, self)
