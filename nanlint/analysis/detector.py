@@ -1120,14 +1120,25 @@ def _loads(node: cst.CSTNode, skipped: frozenset[int] | set[int] = frozenset()) 
 
 
 def _data_names(node: cst.CSTNode) -> list[tuple[cst.Name, Optional[str]]]:
-    """Like _loads, with `self.x` / `cls.x` read as one variable (its text) rather than `self`."""
-    fields = [
-        n for n in walk(node)
-        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value in _SHARED_RECEIVERS
-    ]
-    receivers = {id(f.value) for f in fields}
-    names = [(n, None) for n in _loads(node) if id(n) not in receivers]
-    return names + [(f.value, f"{f.value.value}.{f.attr.value}") for f in fields]
+    """Like _loads, with a field read as one variable (its text) rather than its holder: `self.x` /
+    `cls.x`, and an entry of a mapping under a string key (`p["mass"]`): a condition on one entry
+    says nothing about another."""
+    fields: list[tuple[cst.Name, str]] = []
+    for n in walk(node):
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value in _SHARED_RECEIVERS:
+            fields.append((n.value, f"{n.value.value}.{n.attr.value}"))
+        elif isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and (key := _string_key(n)) is not None:
+            fields.append((n.value, f"{n.value.value}[{key}]"))
+    holders = {id(name) for name, _ in fields}
+    return [(n, None) for n in _loads(node) if id(n) not in holders] + list(fields)
+
+
+def _string_key(subscript: cst.Subscript) -> Optional[str]:
+    """The key of `p["mass"]`, in its source spelling; None for any other subscript."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    key = subscript.slice[0].slice.value
+    return key.value if isinstance(key, cst.SimpleString) else None
 
 
 def _select_list_branches(call: cst.Call, sel: SelectFunction) -> list[Branch]:

@@ -57,6 +57,9 @@ class WhereBranchSingularOp(Rule):
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
     VALID = (
+        # A condition on one entry of a mapping says nothing about another: `q` is made of `p`, but
+        # `q["fi"]` is not `p["mass"]` (an unrelated condition: NAN401).
+        Valid("import jax.numpy as jnp\ndef phase(f, p):\n    q = precompute(p)\n    return jnp.where(f <= q[\"fi\"], f / p[\"mass\"], 0.0)\n"),
         # Where `|x / d| < 1e-3` the quotient is finite: its pole is in the selected branch.
         Valid("import torch\ntorch.where(torch.abs(x / d) < 1e-3, 1.0, x / d)\n"),
         # A tensor made of a constant has its value: `u_lower` is at most -1, so `|u_lower| >= 1`.
