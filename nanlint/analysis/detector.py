@@ -289,6 +289,7 @@ class Detector:
                 uses_of[id(branch)] = [(None, use) for use in search.uses] + self._nested_uses(search.selects, branch, scope)
             # The ops each branch evaluates outside any select of its own: selected, it uses them.
             evaluated = {key: {id(use.node) for holder, use in uses if holder is None} for key, uses in uses_of.items()}
+            poles = {key: {self._pole(use) for holder, use in uses if holder is None} for key, uses in uses_of.items()}
             for branch in branches:
                 others = [b for b in branches if b is not branch]
                 for holder, use in uses_of.get(id(branch), ()):
@@ -296,6 +297,8 @@ class Detector:
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     if others and all(id(use.node) in evaluated.get(id(b), ()) for b in others):
                         continue  # so does the op itself (`where(c, u / d, d / v)` through locals): no branch hides it
+                    if holder is None and others and all(self._pole(use) in poles.get(id(b), ()) for b in others):
+                        continue  # every branch meets the same pole (`where(c, a / m, b / m)`): the selected one is singular there too
                     if holder is not None and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
                         continue  # an inner select's op: only where this condition provably explains its pole
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
@@ -312,6 +315,10 @@ class Detector:
         if SiteKind.NAN_MASK in kinds:
             found += mask_sites(self, _Env, found)  # NAN201: masking.py
         return found
+
+    def _pole(self, use: OpUse) -> tuple[str, IntervalSet]:
+        """Where an op is singular: its argument's text and the values that leak there."""
+        return self.code(use.arg), use.leak_domain
 
     def _value_reads(self, node: cst.BaseExpression, env: "_Env") -> set[str]:
         """The names whose values `node` reads: not `x` in `zeros_like(x)` or `x.dtype`, which read

@@ -57,6 +57,9 @@ class WhereBranchSingularOp(Rule):
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
     VALID = (
+        # Every branch divides by `m`: where `m` is 0 the selected branch is singular too, so the
+        # where hides no pole (the value is inf there, and a double where would not help).
+        Valid("import jax.numpy as jnp\njnp.where(m > 1, a / m, b / m)\n"),
         # A condition on one entry of a mapping says nothing about another: `q` is made of `p`, but
         # `q["fi"]` is not `p["mass"]` (an unrelated condition: NAN401).
         Valid("import jax.numpy as jnp\ndef phase(f, p):\n    q = precompute(p)\n    return jnp.where(f <= q[\"fi\"], f / p[\"mass\"], 0.0)\n"),
