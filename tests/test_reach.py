@@ -39,6 +39,8 @@ def reaches(body: str) -> bool:
         "return jnp.floor(v), jnp.sign(v), tf.math.round(v)\n",  # JAX and TensorFlow send nothing back
         "var.assign(var - 0.1 * v)\n",
         "w = v * 2\nupdate = var.assign_sub(w)\nreturn tf.group(update)\n",
+        "w = v * 2\nw += 0.1 * var\nreturn var.assign_sub(w)\n",  # an augmented local goes on in that local
+        "w = a * 2\nw += v\nreturn var.assign_sub(w)\n",
         "pass\n",
         "for _ in range(3):\n    v = v * 2\nif v.sum() > 0:\n    return x\n",
     ],
@@ -52,6 +54,8 @@ def test_uses_that_send_no_cotangent(body: str) -> None:
     [
         "return v\n",
         "w = v * 2\nreturn w\n",
+        "w = v * 2\nw += 0.1 * var\nreturn w\n",
+        "w = a * 2\nw += v\nreturn w\n",
         "return torch.round(v)\n",  # torch sends a zero back through round: 0 * inf in the op
         "return tf.math.sign(v)\n",  # and TensorFlow through sign
         "return jnp.full_like(x, v)\n",  # the fill value carries the gradient

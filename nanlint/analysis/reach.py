@@ -10,8 +10,8 @@ because they take the value out of the graph:
 - a variable assignment (`v.assign(x)`, `assign_add`, `assign_sub`): TensorFlow records no gradient
   through it (run, also under XLA);
 - metadata (`x.shape`), and a value never used.
-Arithmetic, library calls, methods of the value, subscripts of it, tuples and locals carry the value
-on and are followed; anything else (a return, a call of user code, a store into an attribute or a
+Arithmetic, library calls, methods of the value, subscripts of it, tuples and locals (also through
+`v += x`) carry the value on and are followed; anything else (a return, a call of user code, a store into an attribute or a
 container, a call made for its effect) may lead to a gradient. torch's `round`, `floor` and `sign`
 are no cuts: they send a zero back.
 """
@@ -114,6 +114,8 @@ class _Walk:
             return isinstance(node, cst.Call)  # a call made for its effect (`loss.backward()`) may differentiate
         if isinstance(up, (cst.Assign, cst.AnnAssign)) and node is up.value:
             return self._assigned(up, followed)
+        if isinstance(up, cst.AugAssign):
+            return self._assigned(up, followed)  # `v += x`: both `x` and the old `v` go on in `v`
         return True
 
     def _attribute(self, up: cst.Attribute) -> cst.CSTNode | bool:
@@ -148,8 +150,9 @@ class _Walk:
             return False
         return call  # a library function's result carries its arguments
 
-    def _assigned(self, statement: cst.Assign | cst.AnnAssign, followed: frozenset[str]) -> bool:
-        """`name = value`: the value may reach a gradient if a use of `name` in the function may."""
+    def _assigned(self, statement: cst.Assign | cst.AnnAssign | cst.AugAssign, followed: frozenset[str]) -> bool:
+        """`name = value` (or `name += value`): the value may reach a gradient if a use of `name` in
+        the function may."""
         targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
         if not all(isinstance(t, cst.Name) for t in targets):
             return True  # `self.x = v`, `a[i] = v`, `a, b = v`: kept where the walk does not follow
