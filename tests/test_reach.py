@@ -41,6 +41,7 @@ def reaches(body: str) -> bool:
         "w = v * 2\nupdate = var.assign_sub(w)\nreturn tf.group(update)\n",
         "w = v * 2\nw += 0.1 * var\nreturn var.assign_sub(w)\n",  # an augmented local goes on in that local
         "w = a * 2\nw += v\nreturn var.assign_sub(w)\n",
+        "return self._resource_scatter_add(var, a, tf.gather(-0.1 * v, a))\n",  # Keras 2 optimizers
         "pass\n",
         "for _ in range(3):\n    v = v * 2\nif v.sum() > 0:\n    return x\n",
     ],

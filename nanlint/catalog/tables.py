@@ -991,7 +991,8 @@ METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
 # value of a tensor (`float(t)` is `t.item()`), and variable assignments, through which TensorFlow
 # records no gradient (a later read of the variable is a gradient source of its own).
 PYTHON_VALUE_BUILTINS = frozenset({"bool", "int", "float", "complex", "len", "str", "repr", "print", "isinstance"})
-VARIABLE_ASSIGNMENTS = frozenset({"assign", "assign_add", "assign_sub"})
+# Keras 2 optimizers update a variable's rows with `self._resource_scatter_add(var, indices, x)`.
+VARIABLE_ASSIGNMENTS = frozenset({"assign", "assign_add", "assign_sub", "_resource_scatter_add", "_resource_scatter_update"})
 # Calls that start reverse mode from the value given (`loss.backward()`, `torch.autograd.grad(loss, x)`).
 STARTS_REVERSE_MODE = frozenset({"backward", "grad", "gradient"})
 
