@@ -74,6 +74,25 @@ def test_the_latest_binding_before_a_use_wins_and_an_assignment_binds_after_its_
     assert binding_at(env.scope, "b", detector.place(receiver)).value is None
 
 
+@pytest.mark.parametrize(
+    "body, reaching",
+    [
+        ("b = b * 2\n", ["b * 2"]),
+        ("if c:\n    b = b * 2\n", ["b * 2", None]),  # the `if` may not run: the parameter too
+        ("if c:\n    b = b * 2\nelse:\n    b = b * 3\n", ["b * 3", "b * 2"]),  # one of the two always runs
+        ("if c:\n    b = b * 2\nelif d:\n    b = b * 3\nelse:\n    b = b * 4\n", ["b * 4", "b * 3", "b * 2", None]),
+        ("if d:\n    if c:\n        b = b * 2\n    else:\n        b = b * 3\n", ["b * 3", "b * 2", None]),
+        ("for _ in range(3):\n    b = b * 2\n", ["b * 2", None]),  # a loop may run no time
+        ("try:\n    b = b * 2\nexcept ValueError:\n    pass\n", ["b * 2", None]),
+        ("if c:\n    b = b * 2\nb = b * 3\n", ["b * 3"]),  # a later binding that always runs
+    ],
+)
+def test_every_binding_that_may_reach_a_use(body: str, reaching: list) -> None:
+    detector = detector_for("def f(b, c, d):\n" + textwrap.indent(body, "    ") + "    return b\n")
+    value, env = last_return(detector)
+    assert [detector.code(b.value) if b.value is not None else None for b in env.bindings(value)] == reaching
+
+
 def test_class_bodies_are_invisible_from_their_methods() -> None:
     value, env = returned("""
         import jax.numpy as jnp

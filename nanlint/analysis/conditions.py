@@ -13,7 +13,7 @@ import libcst as cst
 
 from nanlint.analysis.syntax import arguments
 from nanlint.analysis.tree import walk
-from nanlint.analysis.values import Env, constant_value
+from nanlint.analysis.values import Env, constant_value, sole_binding
 from nanlint.catalog.intervals import Interval, IntervalSet
 from nanlint.catalog.tables import ABSOLUTE_VALUES
 
@@ -128,7 +128,7 @@ def _any(truths: list[Optional[bool]]) -> Optional[bool]:
 def _condition_local(name: cst.Name, env: Env) -> Optional[cst.BaseExpression]:
     """What a local (a condition, or a variable it is about) was assigned; not a rebinding of itself
     (`m = m & c`), whose earlier value is not the one seen from here."""
-    binding = env.binding(name)
+    binding = sole_binding(name, env)
     if binding is None or binding.value is None or binding.imported is not None or binding.augmented is not None:
         return None
     if any(isinstance(n, cst.Name) and n.value == name.value for n in walk(binding.value)):

@@ -22,6 +22,7 @@ from nanlint.analysis.names import (
     Scope,
     ScopeIndex,
     binding_at,
+    bindings_reaching,
     leaf_name,
     qualified_name,
 )
@@ -46,6 +47,7 @@ from nanlint.analysis.values import (
     is_configuration,
     is_epsilon,
     is_epsilon_shifted,
+    sole_binding,
     value_range,
 )
 from nanlint.catalog.intervals import INF, IntervalSet
@@ -116,6 +118,9 @@ class _Env:
 
     def binding(self, name: cst.Name) -> Optional[Binding]:
         return binding_at(self.scope, name.value, self.place)
+
+    def bindings(self, name: cst.Name) -> list[Binding]:
+        return bindings_reaching(self.scope, name.value, self.place)
 
     def qualified(self, node: cst.CSTNode) -> Optional[str]:
         return qualified_name(node, self.scope, self.place)
@@ -427,7 +432,7 @@ class Detector:
         if isinstance(node, cst.UnaryOperation):
             return self._nonfinite_constant(node.expression, env, nan_only, depth)
         if isinstance(node, cst.Name) and depth < MAX_INDIRECTION:
-            binding = env.binding(node)
+            binding = sole_binding(node, env)
             if binding is not None and binding.value is not None and binding.imported is None:
                 return self._nonfinite_constant(binding.value, env.at(binding.place), nan_only, depth + 1)
         if isinstance(node, (cst.Name, cst.Attribute)):
@@ -633,7 +638,7 @@ class Detector:
                 self._guarded(side, env, depth + 1, computed, condition, sole_input) or not depends_on_data(side, env) for side in sides
             )
         if isinstance(arg, cst.Name):
-            binding = env.binding(arg)
+            binding = sole_binding(arg, env)
             if binding is not None and binding.value is not None and binding.imported is None:
                 return self._guarded(binding.value, env.at(binding.place), depth + BINDING_COST, computed, condition, sole_input)
             return False

@@ -43,9 +43,39 @@ class Scope:
     parent: Optional["Scope"]
     is_class: bool = False
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    # The places each `if`, loop, `try` and `match` statement spans: a binding inside one may not
+    # have run when a place after it is reached.
+    spans: list[tuple[Place, Place]] = field(default_factory=list)
+    # Each `if` with an `else`: where it starts, where its `else` starts, where it ends.
+    forks: list[tuple[Place, Place, Place]] = field(default_factory=list)
 
     def bind(self, binding: Binding) -> None:
         self.bindings.setdefault(binding.name, []).append(binding)
+
+    def maybe_skipped(self, place: Place, at: Place) -> bool:
+        """Whether code at `place` sits in a branch, loop or `try` that `at` is outside of."""
+        return any(start <= place <= end and not start <= at <= end for start, end in self.spans)
+
+    def _innermost(self, place: Place, at: Place) -> Optional[tuple[Place, Place]]:
+        """The smallest span holding `place` and not `at`."""
+        holding = [(start, end) for start, end in self.spans if start <= place <= end and not start <= at <= end]
+        return max(holding, default=None)
+
+    def unreachable_before(self, found: list[Binding], at: Place) -> tuple[Place, Place]:
+        """The places whose bindings an `if`/`else` that binds the name in both arms (among `found`,
+        directly in each arm) replaces on every way to `at`: none, when no such `if`."""
+        low, high = 0, 0
+        for start, middle, end in self.forks:
+            if start <= at <= end:
+                continue
+            arms = {place < middle for b in found if start < (place := b.place) <= end and self._innermost(place, at) == (start, end)}
+            if arms == {True, False} and start > high:
+                # What it replaces: the bindings before it in the innermost statement or arm
+                # that holds it and not `at` (which may not run), or in the whole function.
+                regions = self.spans + [arm for s, m, e in self.forks for arm in ((s, m - 1), (m, e))]
+                enclosing = [r for r in regions if r[0] <= start and end <= r[1] and r != (start, end) and not r[0] <= at <= r[1]]
+                low, high = max((r[0] for r in enclosing), default=0), start
+        return low, high
 
     @property
     def is_function(self) -> bool:
@@ -135,7 +165,7 @@ class ScopeIndex:
             parent[id(node)] = above
             inner = self._visit(node, scope)
             kind = type(node)
-            if kind in _BIND_ON_LEAVE:
+            if kind in _BIND_ON_LEAVE or kind in _MAYBE_SKIPPED:
                 stack.append(_Leave(node, scope))
             stack.extend((child, inner, node) for child in reversed(children(node)))
 
@@ -188,6 +218,10 @@ class ScopeIndex:
                 scope.bind(Binding(node.target.value, after, augmented=node))
         elif kind is cst.NamedExpr:
             self._bind_target(scope, node.target, after, value=node.value)
+        elif kind in _MAYBE_SKIPPED:
+            scope.spans.append((self.place[id(node)], after))
+            if kind is cst.If and node.orelse is not None:
+                scope.forks.append((self.place[id(node)], self.place[id(node.orelse)], after))
 
     def _bind_params(self, params: cst.Parameters, scope: Scope) -> None:
         everything = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -280,6 +314,8 @@ _PLAIN = frozenset(
     }
 )
 _BIND_ON_LEAVE = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr})
+# Statements whose body may not run, or not to its end.
+_MAYBE_SKIPPED = frozenset({cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match})
 
 
 def _literal_parts(value: Optional[cst.BaseExpression], count: int) -> list[Optional[cst.BaseExpression]]:
@@ -305,6 +341,27 @@ def binding_at(scope: Scope, name: str, at: Place) -> Optional[Binding]:
                 return binding  # the last one bound before `at`
         return bindings[-1]
     return None
+
+
+def bindings_reaching(scope: Scope, name: str, at: Place) -> list[Binding]:
+    """Every binding of `name` that may be the one seen at `at`: the latest before it (as
+    `binding_at` finds it), and, while that one sits in a branch, loop or `try` that `at` is outside
+    of (`if not backprop: h = stop_gradient(h)`), the ones before it, up to one that always runs."""
+    for candidate in scope.lookup_chain():
+        bindings = candidate.bindings.get(name)
+        if not bindings:
+            continue
+        found: list[Binding] = []
+        for binding in reversed(bindings):
+            if binding.place < at:
+                found.append(binding)
+                if not candidate.maybe_skipped(binding.place, at):
+                    break
+        if len(found) > 1 and candidate.forks:
+            low, high = candidate.unreachable_before(found, at)
+            found = [b for b in found if not low <= b.place < high]
+        return found or [bindings[-1]]
+    return []
 
 
 def qualified_name(node: cst.CSTNode, scope: Scope, at: Place) -> Optional[str]:

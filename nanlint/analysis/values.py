@@ -85,6 +85,11 @@ class Env(Protocol):
 
     def binding(self, name: cst.Name) -> Optional[Binding]: ...
 
+    def bindings(self, name: cst.Name) -> list[Binding]:
+        """Every binding that may be the one seen here: more than `binding` when that one sits in a
+        branch, loop or `try` (names.bindings_reaching). A value known of the name holds of all."""
+        ...
+
     def qualified(self, node: cst.CSTNode) -> Optional[str]: ...
 
     def code(self, node: cst.CSTNode) -> str: ...
@@ -114,6 +119,13 @@ class Env(Protocol):
     regions: tuple
 
 
+def sole_binding(name: cst.Name, env: Env) -> Optional[Binding]:
+    """The binding seen here, when no other may be (none sits in a branch, loop or `try` that this
+    place is outside of): what a guard claims of a local must hold whichever binding ran."""
+    bindings = env.bindings(name)
+    return bindings[0] if len(bindings) == 1 else None
+
+
 def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Optional[float]:
     if depth > _MAX_NESTING:
         return None
@@ -136,15 +148,19 @@ def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Option
         except (KeyError, ZeroDivisionError, OverflowError, ValueError):
             return None
     if isinstance(node, cst.Name):
-        binding = env.binding(node)
-        if binding is not None and binding.value is not None and binding.imported is None:
-            return constant_value(binding.value, env, depth + BINDING_COST)
-        return None
+        values = {_bound_constant(binding, env, depth) for binding in env.bindings(node)}
+        return values.pop() if len(values) == 1 else None
     if isinstance(node, cst.Attribute) and env.qualified(node) is not None:
         return _CONSTANT_ATTRS.get(node.attr.value)
     if isinstance(node, cst.Call) and env.qualified(node.func) is not None:
         return _constant_call(node, env, depth + 1)
     return None
+
+
+def _bound_constant(binding: Binding, env: Env, depth: int) -> Optional[float]:
+    if binding.value is None or binding.imported is not None:
+        return None
+    return constant_value(binding.value, env, depth + BINDING_COST)
 
 
 def _constant_call(node: cst.Call, env: Env, depth: int) -> Optional[float]:
@@ -210,16 +226,10 @@ def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> boo
     if isinstance(node, cst.Name):
         if node.value in _LITERAL_NAMES:
             return False
-        binding = env.binding(node)
-        if binding is None:
+        bindings = env.bindings(node)
+        if not bindings:
             return not CONSTANT_NAME.match(node.value)
-        if binding.imported is not None:
-            return False
-        if binding.value is not None:
-            return _data(binding.value, env, depth + BINDING_COST, gradient)
-        if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or env.indexes(node)):
-            return False  # `n: int`, or `k` in `table[k]`
-        return not CONSTANT_NAME.match(node.value)
+        return any(_bound_data(node, binding, env, depth, gradient) for binding in bindings)
     if isinstance(node, cst.Attribute):
         attr = node.attr.value
         if env.qualified(node) is not None or CONSTANT_NAME.match(attr) or attr in METADATA_ATTRS:
@@ -246,6 +256,16 @@ def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> boo
     return True
 
 
+def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient: bool) -> bool:
+    if binding.imported is not None:
+        return False
+    if binding.value is not None:
+        return _data(binding.value, env, depth + BINDING_COST, gradient)
+    if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or env.indexes(name)):
+        return False  # `n: int`, or `k` in `table[k]`
+    return not CONSTANT_NAME.match(name.value)
+
+
 def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
     """Made only of Python numbers: constants, parameters annotated `float` / `int` / `bool`, locals
     and arithmetic of them, library functions and Python `if`s of them (`jnp.isfinite(r)`,
@@ -255,7 +275,7 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
     if not depends_on_data(node, env, depth):
         return True
     if isinstance(node, cst.Name):
-        binding = env.binding(node)
+        binding = sole_binding(node, env)
         if binding is None or binding.augmented is not None:
             return False
         if binding.value is not None:
@@ -394,9 +414,12 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
     if value is not None:
         return Interval(value, value)
     if isinstance(node, cst.Name):
-        binding = env.binding(node)
-        if binding is not None and binding.value is not None and binding.imported is None:
-            return value_range(binding.value, env, depth + BINDING_COST)
+        bindings = env.bindings(node)
+        if bindings and all(b.value is not None and b.imported is None for b in bindings):
+            reach = value_range(bindings[0].value, env, depth + BINDING_COST)
+            for other in bindings[1:]:
+                reach = _hull(reach, value_range(other.value, env, depth + BINDING_COST))
+            return reach
     if is_epsilon(node, env):
         return Interval(0.0, INF, False, False)  # `eps`, `finfo(dtype).eps`: small and positive
     if isinstance(node, cst.Name):
@@ -702,7 +725,7 @@ def is_epsilon_shifted(node: cst.BaseExpression, env: Env, depth: int = 0) -> bo
     if depth > _MAX_NESTING:
         return False
     if isinstance(node, cst.Name):
-        binding = env.binding(node)
+        binding = sole_binding(node, env)
         if binding is None or binding.value is None or binding.imported is not None:
             return False
         return is_epsilon_shifted(binding.value, env, depth + BINDING_COST)

@@ -57,6 +57,11 @@ class WhereBranchSingularOp(Rule):
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
     VALID = (
+        # Both arms of the `if` clamp `d` to at least 1: whichever runs, `1 / d` is finite.
+        Valid(
+            "import jax.numpy as jnp\ndef f(d, wide):\n    if wide:\n        d = jnp.maximum(d, 1.0)\n    else:\n"
+            "        d = jnp.maximum(d, 2.0)\n    return jnp.where(d > 2, 1.0 / d, 0.0)\n"
+        ),
         # Every branch divides by `m`: where `m` is 0 the selected branch is singular too, so the
         # where hides no pole (the value is inf there, and a double where would not help).
         Valid("import jax.numpy as jnp\njnp.where(m > 1, a / m, b / m)\n"),
@@ -156,6 +161,19 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\ndef check(x):\n    r = jnp.where(x > 0, jnp.log(x), 0.0)\n    if r.sum() > 10:\n        raise ValueError\n"),
     )
     INVALID = (
+        # A guard under an `if` may not have run: with `backprop=True` the gradient flows, and with
+        # `clip=False` `d` is not clamped.
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\ndef f(h, t, backprop=False):\n    if not backprop:\n"
+            "        h = jax.lax.stop_gradient(h)\n        t = jax.lax.stop_gradient(t)\n"
+            "    return jnp.where(h == 0, 0.0, t / h)\n",
+            line=7,
+        ),
+        Invalid(
+            "import jax.numpy as jnp\ndef f(d, clip=True):\n    if clip:\n        d = jnp.maximum(d, 1.0)\n"
+            "    return jnp.where(d > 2, 1.0 / d, 0.0)\n",
+            line=5,
+        ),
         # A helper that only scales its argument keeps nothing off the pole.
         Invalid(
             "import jax.numpy as jnp\ndef _scaled(x):\n    return 2.0 * x\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(_scaled(x)), 0.0)\n",
