@@ -24,7 +24,7 @@ from nanlint.config.settings import Settings
 
 CACHE_DIR_NAME = ".nanlint_cache"
 ENV_CACHE_DIR = "NANLINT_CACHE_DIR"
-_FORMAT = 3  # bump when what an entry holds changes
+_FORMAT = 4  # bump when what an entry holds changes (4: a finding's select)
 _GITIGNORE = "# Created by nanlint: the cache is local to this machine.\n*\n"
 _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# nanlint's cache; see https://bford.info/cachedir/\n"
 

@@ -62,6 +62,9 @@ class Diagnostic:
     op: Optional[str] = None
     branch: Optional[str] = None
     related: list[Related] = field(default_factory=list)
+    # Where the select (or clamp, or NaN mask) the finding is about starts: the primary location is
+    # the op, or the local a branch names, which may sit in a select nested in it.
+    select: Optional[Location] = None
     site: Optional["LeakSite"] = field(default=None, repr=False, compare=False)
     fix: Optional[Fix] = None
     # Set by `nanlint verify` / `--verify`: the XLA verdict on the finding and its fix.
@@ -103,6 +106,7 @@ class Diagnostic:
             "framework": self.framework,
             "op": self.op,
             "branch": self.branch,
+            "select": self.select.to_json() if self.select is not None else None,
             "related": [r.to_json() for r in self.related],
             "confidence": self.confidence.value,
         })
@@ -125,6 +129,7 @@ class Diagnostic:
             framework=data["framework"],
             op=data["op"],
             branch=data["branch"],
+            select=Location.from_json(data["select"]) if data.get("select") is not None else None,
             related=[Related.from_json(r) for r in data["related"]],
             fix=Fix.from_json(data["fix"]) if data["fix"] is not None else None,
             cell=data.get("cell"),

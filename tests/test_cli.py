@@ -81,7 +81,22 @@ def test_json_has_ruff_fields_and_nanlint_extras(project: Path) -> None:
     }
     assert finding["url"].endswith("/NAN001")
     assert (finding["framework"], finding["op"], finding["branch"]) == ("jax", "sqrt", "true")
+    assert finding["select"] == {"row": 5, "column": 12}
     assert finding["filename"].endswith("leak.py")
+
+
+def test_json_names_the_select_a_finding_is_about(tmp_path: Path) -> None:
+    """An op met in a select nested in the branch, reported for the outer select's condition: the
+    finding's place is the op, its select the outer `where`."""
+    nested = (
+        "import jax.numpy as jnp\n\n\ndef f(x, c):\n    return jnp.where(\n        x == 0,\n        0.0,\n"
+        "        jnp.where(c, 1.0 / x, 2.0 / x),\n    )\n"
+    )
+    (tmp_path / "nested.py").write_text(nested)
+    proc = run("check", "--output-format", "json", "nested.py", cwd=tmp_path)
+    findings = json.loads(proc.stdout)
+    assert findings and {f["location"]["row"] for f in findings} == {8}
+    assert {(f["select"]["row"], f["select"]["column"]) for f in findings} == {(5, 12)}
 
 
 def test_json_lines_and_output_file(project: Path) -> None:

@@ -131,6 +131,7 @@ def test_text_and_json_name_the_cell_and_the_line_in_it(leaky: Path) -> None:
     assert concise.stdout.startswith("train.ipynb:cell 3:3:29: NAN001 [*] ")
     [finding] = json.loads(run("check", "--output-format", "json", "train.ipynb", cwd=leaky).stdout)
     assert finding["cell"] == 3 and finding["location"] == {"row": 3, "column": 29} and finding["noqa_row"] == 3
+    assert finding["select"] == {"row": 3, "column": 12}
     assert finding["fix"]["edits"] == [
         {"content": "jnp.where(x > 0, x, 1.0)", "cell": 3, "location": {"row": 3, "column": 38}, "end_location": {"row": 3, "column": 39}}
     ]

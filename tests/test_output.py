@@ -54,6 +54,7 @@ JSON_FIELDS = [
     "framework",
     "op",
     "branch",
+    "select",
     "related",
     "confidence",
 ]

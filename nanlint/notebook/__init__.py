@@ -112,8 +112,9 @@ class Notebook:
             edits = [dataclasses.replace(e, **_fields(*self.in_cell(e.location, e.end_location))) for e in fix.edits]
             fix = dataclasses.replace(fix, edits=edits)
         noqa_row = None if d.noqa_row is None else d.noqa_row - cell.first_row + 1
+        select = None if d.select is None else self.in_cell(d.select, d.select)[1]
         return dataclasses.replace(
-            d, message=message, cell=cell.number, location=location, end_location=end, noqa_row=noqa_row, related=related, fix=fix
+            d, message=message, cell=cell.number, location=location, end_location=end, noqa_row=noqa_row, related=related, fix=fix, select=select
         )
 
     def in_cell(self, location: Location, end: Location) -> tuple[Cell, Location, Location]:

@@ -9,6 +9,7 @@ from nanlint.analysis.masking import domain_condition
 from nanlint.analysis.sites import LeakSite, MaskSite, Site, SiteKind
 from nanlint.analysis.tree import code
 from nanlint.diagnostics import Diagnostic, Related
+from nanlint.fix.model import Location
 from nanlint.rules import BY_KIND
 
 MAX_SNIPPET = 60
@@ -44,10 +45,11 @@ def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnosti
         related.append(Related(f"the `{site.select_display}` on line {row} encloses the select that holds it; where `{facts['cond']}` leaves its {facts['branch']} branch unselected, the op is at its pole", *detector.locations(site.branch.cond)))
     if site.admitted is not None and site.branch.cond is not None:
         related.append(Related(f"the condition selects the pole at {facts['admitted']}", *detector.locations(site.branch.cond)))
-    return _diagnostic(site, facts, filename, (start, end), related, site.use.op.key, site.branch.label)
+    select = detector.locations(site.select)[0]
+    return _diagnostic(site, facts, filename, (start, end), related, site.use.op.key, site.branch.label, select)
 
 
-def _diagnostic(site: Site, facts: dict[str, str], filename: str, place, related: list[Related], op, branch) -> Diagnostic:
+def _diagnostic(site: Site, facts: dict[str, str], filename: str, place, related: list[Related], op, branch, select: Location) -> Diagnostic:
     """The finding of `site`, in the words of the rule that reports its kind."""
     rule = BY_KIND[site.kind]
     start, end = place
@@ -64,6 +66,7 @@ def _diagnostic(site: Site, facts: dict[str, str], filename: str, place, related
         op=op,
         branch=branch,
         related=related,
+        select=select,
         site=site,
         confidence=site.confidence,
     )
@@ -119,7 +122,8 @@ def _mask_diagnostic(site: MaskSite, detector: Detector, filename: str) -> Diagn
     if site.linked is not None:
         other = BY_KIND[site.linked.kind].CODE
         related.append(Related(f"`{facts['producer']}` is also reported here, as {other}", *_primary(site.linked, detector)))
-    return _diagnostic(site, facts, filename, (start, end), related, site.use.op.key if site.use is not None else None, None)
+    op = site.use.op.key if site.use is not None else None
+    return _diagnostic(site, facts, filename, (start, end), related, op, None, detector.locations(site.select)[0])
 
 
 def link_masks(diagnostics: list[Diagnostic]) -> None:
