@@ -9,8 +9,11 @@ to its label by (package, file, line, rule). Printed per set:
 - precision: findings labelled true or debatable, over findings that have a label;
 - findings with no label (new since the labels were made: judge them, then add them);
 - guarded sites flagged and real leaks found, from the site survey (a site counts as flagged when a
-  finding starts on its line or on the lines after it, up to the next surveyed select and 8 at most:
-  the span of a multi-line select).
+  finding is about it, or about a select nested in it or holding it: the finding's `select` starts
+  within the site's call, or the site within the finding's select. Until the tenth round a finding
+  counted for a site when its own location lay in the site's first lines, up to the next surveyed
+  select and 8 at most, which gave an op of a nested select to whichever select's lines it sat in
+  and a clamp finding to a nearby where).
 Labels are judgements made by reading the code and, where cheap, running it (`ran`); see
 docs/real-world.md for how they were made.
 """
@@ -18,9 +21,11 @@ docs/real-world.md for how they were made.
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,7 +36,6 @@ from run import fetch  # noqa: E402  (the benchmark's hash-checked download)
 
 HERE = Path(__file__).resolve().parent
 SETS = {"A": "tuning", "B": "heldout", "C": "heldout-c", "D": "heldout-d", "E": "heldout-e", "F": "heldout-f", "G": "heldout-g", "H": "heldout-h", "I": "heldout-i", "J": "heldout-j", "K": "heldout-k"}
-SITE_SPAN = 8
 
 
 def pinned() -> dict[str, list[tuple[str, str, str]]]:
@@ -45,7 +49,8 @@ def pinned() -> dict[str, list[tuple[str, str, str]]]:
     return out
 
 
-def findings(root: Path, min_confidence: str) -> list[tuple[str, int, str, str]]:
+def findings(root: Path, min_confidence: str) -> list[tuple[str, int, str, str, int]]:
+    """(file, row, rule, confidence, the row its select starts on) of each finding under `root`."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "findings.json"
         subprocess.run(
@@ -54,7 +59,10 @@ def findings(root: Path, min_confidence: str) -> list[tuple[str, int, str, str]]
             capture_output=True,
             check=False,
         )
-        return [(os.path.relpath(f["filename"], root), f["location"]["row"], f["code"], f["confidence"]) for f in json.loads(out.read_text())]
+        return [
+            (os.path.relpath(f["filename"], root), f["location"]["row"], f["code"], f["confidence"], f["select"]["row"])
+            for f in json.loads(out.read_text())
+        ]
 
 
 def score(which: str, corpus: Path, table: bool = False, min_confidence: str = "medium") -> None:
@@ -67,10 +75,13 @@ def score(which: str, corpus: Path, table: bool = False, min_confidence: str = "
     by_rule: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     by_confidence: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     unlabelled, rows, judged_rows = [], collections.defaultdict(set), []
+    extents: dict[tuple[str, str], dict[int, int]] = {}
     for name, version, digest in pinned()[which]:
         root = fetch(name, version, digest, corpus)
-        for file, row, code, confidence in findings(root, min_confidence):
-            rows[(name, file)].add(row)
+        for file, row, code, confidence, select in findings(root, min_confidence):
+            rows[(name, file)].add(select)
+            if (name, file) not in extents:
+                extents[(name, file)] = _select_extents(root / file)
             known = verdicts.get((name, file, row, code))
             if known:
                 label = known.pop(0) if len(known) > 1 else known[0]
@@ -98,15 +109,36 @@ def score(which: str, corpus: Path, table: bool = False, min_confidence: str = "
         print()
     for cls in ("guarded", "real-leak"):
         of_class = [s for s in sites if s["class"] == cls]
-        flagged = [s for s in of_class if rows[(s["package"], s["file"])] & _span(s, sites)]
+        flagged = [s for s in of_class if _flagged(s, rows[(s["package"], s["file"])], extents.get((s["package"], s["file"]), {}))]
         print(f"  {cls} sites flagged: {len(flagged)}/{len(of_class)}")
 
 
-def _span(site: dict, sites: list[dict]) -> set[int]:
-    """The lines a select may span: from its own line to the next surveyed select's, 8 at most."""
-    later = [s["line"] for s in sites if (s["package"], s["file"]) == (site["package"], site["file"]) and s["line"] > site["line"]]
-    end = min([site["line"] + SITE_SPAN, *(line - 1 for line in later)])
-    return set(range(site["line"], end + 1))
+_SELECTS = re.compile(r"(where|select|select_n|maximum|minimum|clip|clamp|clamp_min|clamp_max|clip_by_value|nan_to_num)$")
+
+
+def _select_extents(path: Path) -> dict[int, int]:
+    """Line -> the last line of the widest select-like call that starts on it (`where`, a clamp, a
+    NaN mask), read from the file's syntax tree."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError):
+        return {}
+    extents: dict[int, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if _SELECTS.search(name):
+                extents[node.lineno] = max(extents.get(node.lineno, 0), node.end_lineno or node.lineno)
+    return extents
+
+
+def _flagged(site: dict, selects: set[int], extents: dict[int, int]) -> bool:
+    """A surveyed select is flagged when a finding is about it or about a select nested in it or holding
+    it: one where-expression, whose pole one double where fixes."""
+    line = site["line"]
+    end = extents.get(line, line)
+    return any(line <= s <= end or s <= line <= extents.get(s, s) for s in selects)
 
 
 def main() -> None:
