@@ -328,13 +328,17 @@ class Detector:
     def _value_reads(self, node: cst.BaseExpression, env: "_Env") -> set[str]:
         """The names whose values `node` reads: not `x` in `zeros_like(x)` or `x.dtype`, which read
         only its shape and type, so no cotangent goes back into `x` from there."""
+        return {name.value for name in _loads(node, self._metadata_reads(node, env))}
+
+    def _metadata_reads(self, node: cst.CSTNode, env: "_Env") -> set[int]:
+        """The parts of `node` read only for their shape or type (`x` in `x.dtype`, `tf.shape(x)`)."""
         metadata: set[int] = set()
         for part in walk(node):
             if isinstance(part, cst.Attribute) and part.attr.value in METADATA_ATTRS:
                 metadata.add(id(part.value))
             elif isinstance(part, cst.Call) and (shape := self._shape_argument(part, env)) is not None:
                 metadata.add(id(shape))
-        return {name.value for name in _loads(node, metadata)}
+        return metadata
 
     def _shape_argument(self, call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
         """The argument `zeros_like(x)` reads only for its shape and dtype, if `call` is such."""
@@ -832,7 +836,7 @@ class Detector:
 
     def _expand_variables(self, node: cst.CSTNode, env: _Env, depth: int) -> set[str]:
         found: set[str] = set()
-        for name, attribute in _data_names(node):
+        for name, attribute in _data_names(node, self._metadata_reads(node, env)):
             binding = env.binding(name)
             if binding is not None and binding.imported is not None:
                 continue
@@ -1131,18 +1135,21 @@ def _loads(node: cst.CSTNode, skipped: frozenset[int] | set[int] = frozenset()) 
     return found
 
 
-def _data_names(node: cst.CSTNode) -> list[tuple[cst.Name, Optional[str]]]:
-    """Like _loads, with a field read as one variable (its text) rather than its holder: `self.x` /
-    `cls.x`, and an entry of a mapping under a string key (`p["mass"]`): a condition on one entry
-    says nothing about another."""
+def _data_names(node: cst.CSTNode, skipped: set[int]) -> list[tuple[cst.Name, Optional[str]]]:
+    """Like _loads (without the `skipped` nodes), with a field read as one variable (its text) rather
+    than its holder: `self.x` / `cls.x`, and an entry of a mapping under a string key (`p["mass"]`):
+    a condition on one entry says nothing about another."""
+    skipped = {id(inner) for part in walk(node) if id(part) in skipped for inner in walk(part)} if skipped else skipped
     fields: list[tuple[cst.Name, str]] = []
     for n in walk(node):
+        if id(n) in skipped:
+            continue
         if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value in _SHARED_RECEIVERS:
             fields.append((n.value, f"{n.value.value}.{n.attr.value}"))
         elif isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and (key := _string_key(n)) is not None:
             fields.append((n.value, f"{n.value.value}[{key}]"))
     holders = {id(name) for name, _ in fields}
-    return [(n, None) for n in _loads(node) if id(n) not in holders] + list(fields)
+    return [(n, None) for n in _loads(node, skipped) if id(n) not in holders] + list(fields)
 
 
 def _string_key(subscript: cst.Subscript) -> Optional[str]:

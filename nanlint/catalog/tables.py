@@ -777,7 +777,9 @@ SHAPE_ONLY: tuple[str, ...] = _expand(
     "tf.zeros_like tf.ones_like tnp.zeros_like tnp.ones_like tnp.full_like tnp.empty_like "
     "torch.zeros_like torch.ones_like torch.full_like torch.empty_like torch.rand_like torch.randn_like "
     "anp.zeros_like anp.ones_like anp.full_like ops.zeros_like ops.ones_like ops.full_like "
-    "np.zeros_like np.ones_like np.full_like np.empty_like"
+    "np.zeros_like np.ones_like np.full_like np.empty_like "
+    # Queries of the shape: an integer, no gradient.
+    "tf.shape tf.size tf.rank tnp.shape tnp.size tnp.ndim jnp.shape jnp.size jnp.ndim np.shape np.size np.ndim ops.shape"
 )
 SHAPE_ARG = Arg(0, ("a", "x", "input", "prototype", "tensor"))
 # Tensor methods whose argument lends only its shape or dtype (`eye.expand_as(x)`): no gradient

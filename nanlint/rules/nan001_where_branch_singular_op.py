@@ -57,6 +57,8 @@ class WhereBranchSingularOp(Rule):
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
     VALID = (
+        # The condition reads `x` only for its shape: it says nothing about `x`'s values (NAN401).
+        Valid("import tensorflow as tf\ntf.where(tf.broadcast_to(is_call, tf.shape(x)), tf.math.log(x), y)\n"),
         # Both arms of the `if` clamp `d` to at least 1: whichever runs, `1 / d` is finite.
         Valid(
             "import jax.numpy as jnp\ndef f(d, wide):\n    if wide:\n        d = jnp.maximum(d, 1.0)\n    else:\n"

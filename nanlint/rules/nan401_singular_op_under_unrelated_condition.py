@@ -56,5 +56,6 @@ class SingularOpUnderUnrelatedCondition(Rule):
     INVALID = (
         Invalid("import jax.numpy as jnp\njnp.where(mask, jnp.log(p), 0.0)\n", line=2, fixed="import jax.numpy as jnp\njnp.where(mask, jnp.log(jnp.where(mask, p, 1.0)), 0.0)\n"),
         Invalid("import tensorflow as tf\ntf.where(x < low, tf.zeros_like(x), tf.ones_like(x) / scale)\n", line=2),
+        Invalid("import tensorflow as tf\ntf.where(tf.broadcast_to(is_call, tf.shape(x)), tf.math.log(x), y)\n", line=2),
         Invalid("import jax.numpy as jnp\ndef phase(f, p):\n    q = precompute(p)\n    return jnp.where(f <= q[\"fi\"], f / p[\"mass\"], 0.0)\n", line=4),
     )
