@@ -432,6 +432,11 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
         return _call_range(node, env, depth + 1)
     if isinstance(node, cst.IfExp):
         return _hull(value_range(node.body, env, depth + 1), value_range(node.orelse, env, depth + 1))
+    if isinstance(node, cst.Comparison):
+        # A truth value in arithmetic is 0 or 1 (`d + (d == 0)`); 1 where an outer select's
+        # condition makes it true.
+        truth = env.decided(node)
+        return Interval(0.0, 1.0) if truth is None else Interval(float(truth), float(truth))
     return _UNKNOWN
 
 

@@ -57,6 +57,9 @@ class WhereBranchSingularOp(Rule):
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
     VALID = (
+        # A truth value in arithmetic is 0 or 1: where `c == 0` leaves the branch unselected, the
+        # divisor carries its own epsilon (`c + 1e-12`).
+        Valid("import jax.numpy as jnp\njnp.where(c == 0, 0.0, g / (c + (c == 0) * 1e-12))\n"),
         # The condition reads `x` only for its shape: it says nothing about `x`'s values (NAN401).
         Valid("import tensorflow as tf\ntf.where(tf.broadcast_to(is_call, tf.shape(x)), tf.math.log(x), y)\n"),
         # Both arms of the `if` clamp `d` to at least 1: whichever runs, `1 / d` is finite.
