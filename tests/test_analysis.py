@@ -208,6 +208,8 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
     [
         ("x ** 2 + 1e-6", 1e-6, INF),
         ("x * x", 0.0, INF),
+        ("2j * jnp.pi * x", 0.0, 0.0),  # the real part: data is real
+        ("(x == 0) * 1e-12", 0.0, 1e-12),  # a truth value is 0 or 1
         ("jnp.exp(x)", 0.0, INF),
         ("jnp.abs(x) + EPS", 1e-6, INF),
         ("-jnp.cosh(x)", -INF, -1.0),

@@ -432,6 +432,10 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
         return _call_range(node, env, depth + 1)
     if isinstance(node, cst.IfExp):
         return _hull(value_range(node.body, env, depth + 1), value_range(node.orelse, env, depth + 1))
+    if isinstance(node, cst.Imaginary):
+        # Ranges are of the real part, data being real: `1j * phase` has none, so `exp(1j * phase)`
+        # (|exp| = 1) cannot overflow; a pole at 0 needs the real part at 0, which stays possible.
+        return Interval(0.0, 0.0)
     if isinstance(node, cst.Comparison):
         # A truth value in arithmetic is 0 or 1 (`d + (d == 0)`); 1 where an outer select's
         # condition makes it true.

@@ -51,6 +51,8 @@ class WhereBranchSingularLocal(Rule):
     MESSAGE = "`{local}` is selected in the {branch} branch of `{select}`, but it was computed by `{op}` on line {definition_row}, which gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument of `{op_name}` where `{local}` is defined"
     VALID = (
+        # exp of an imaginary argument has modulus 1: it cannot overflow.
+        Valid("import jax.numpy as jnp\ndef f(f, tc, h, cut):\n    shift = jnp.exp(2j * jnp.pi * f * tc)\n    return jnp.where(f < cut, h * shift, 0.0)\n"),
         # `omq2` is -inf or NaN wherever `q` is (at x1 == 0), so `omq2 == 0` leaves that pole selected.
         Valid(
             "import jax.numpy as jnp\ndef couplings(x1, x2, c):\n    q = x2 / x1\n    omq2 = 1.0 - q * q\n"
