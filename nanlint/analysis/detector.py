@@ -60,6 +60,7 @@ from nanlint.catalog.tables import (
     LOWER_KEYWORDS,
     METADATA_ATTRS,
     OPS,
+    RANDOM_NAME,
     SHAPE_ARG,
     UPPER_CLAMPS,
     UPPER_KEYWORDS,
@@ -819,11 +820,22 @@ class Detector:
         arg_vars = self._variables(use.arg, arg_env, 4)
         shared = cond_vars & arg_vars
         if not shared:
-            return False
+            return self._random_draw(branch.cond, env)
         # A bound on one input of an argument that also depends on other data
         # (`where(b < 8, lgamma(a + b), ...)`) switches regimes; it is not aimed at the op's pole.
         regime = arg_vars - cond_vars and any(selected_values(branch.cond, name, env) is not None for name in shared)
         return not regime
+
+    def _random_draw(self, cond: cst.BaseExpression, env: _Env) -> bool:
+        """A condition drawn at random (`uniform(key, x.shape) > 0.5`, or a local so drawn): it is
+        independent of the data, so where it leaves a branch unselected the argument takes every
+        value it takes at all, its pole included if it reaches it."""
+        parts = [cond] + [b.value for name in _loads(cond) if (b := sole_binding(name, env)) is not None and b.value is not None]
+        return any(
+            isinstance(node, cst.Call) and RANDOM_NAME.search(env.qualified(node.func) or leaf_name(node.func) or "") is not None
+            for part in parts
+            for node in walk(part)
+        )
 
     def _variables(self, node: cst.CSTNode, env: _Env, depth: int) -> set[str]:
         """The root data names an expression is made of: locals are replaced by what they were
