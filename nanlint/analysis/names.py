@@ -35,6 +35,8 @@ class Binding:
     annotation: Optional[str] = None
     # `def name(...)`: the definition (what a call of it returns is read from it: inline.py).
     function: Optional[cst.FunctionDef] = None
+    # A parameter: data, whatever its name's case (`M1`, a mass, is not a module constant).
+    parameter: bool = False
 
 
 @dataclass(eq=False)
@@ -230,7 +232,7 @@ class ScopeIndex:
                 everything.append(star)
         for param in everything:
             annotation = leaf_name(param.annotation.annotation) if param.annotation is not None else None
-            scope.bind(Binding(param.name.value, self._next(), annotation=annotation))
+            scope.bind(Binding(param.name.value, self._next(), annotation=annotation, parameter=True))
 
     def _visit_import(self, node: cst.Import, scope: Scope) -> None:
         for alias in node.names:

@@ -263,7 +263,7 @@ def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient
         return _data(binding.value, env, depth + BINDING_COST, gradient)
     if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or env.indexes(name)):
         return False  # `n: int`, or `k` in `table[k]`
-    return not CONSTANT_NAME.match(name.value)
+    return binding.parameter or not CONSTANT_NAME.match(name.value)
 
 
 def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:

@@ -60,6 +60,8 @@ class ClampBoundAtPole(Rule):
         Valid("import jax.numpy as jnp\njnp.sqrt(jnp.maximum(2.0, 0.0))\n"),
     )
     INVALID = (
+        # A parameter is data whatever its name's case: `M1` is a mass, not a module constant.
+        Invalid("import jax.numpy as jnp\ndef f(M1, M2):\n    return jnp.sqrt(jnp.maximum(1.0 - 4.0 * M1 * M2, 0.0))\n", line=3),
         Invalid("import jax.numpy as jnp\ny = jnp.sqrt(jnp.maximum(x, 0.0))\n", line=2),
         Invalid("import jax.numpy as jnp\ny = jnp.arcsin(jnp.clip(x, -1.0, 1.0))\n", line=2),
         Invalid("import jax.numpy as jnp\ny = jnp.log(jnp.maximum(0.0, x))\n", line=2),
