@@ -268,6 +268,14 @@ def test_value_ranges(expression: str, low: float, high: float) -> None:
     assert (reach.lo, reach.hi) == (pytest.approx(low), pytest.approx(high))
 
 
+def test_a_rebinding_reads_the_binding_before_it() -> None:
+    """`x = x + 1.0` reads the `x` bound before it: its value, not itself again."""
+    value, env = returned("import jax.numpy as jnp\ndef f(x):\n    x = jnp.abs(x)\n    x = x + 1.0\n    return x\n")
+    reach = value_range(value, env)
+    assert (reach.lo, reach.hi) == (1.0, INF)
+    assert carries_gradient(value, env)
+
+
 def test_reaching_a_leak_domain_and_epsilon_shifts() -> None:
     value, env = returned("import jax.numpy as jnp\ndef f(x, eps):\n    return jnp.sqrt(x * x + 1e-9), jnp.log(x + eps)\n")
     sqrt_arg = value.elements[0].value.args[0].value

@@ -85,6 +85,10 @@ class Env(Protocol):
 
     def binding(self, name: cst.Name) -> Optional[Binding]: ...
 
+    def at(self, place: int) -> "Env":
+        """The same questions asked from another place (a binding's: `x = x * 2` reads the `x` before)."""
+        ...
+
     def bindings(self, name: cst.Name) -> list[Binding]:
         """Every binding that may be the one seen here: more than `binding` when that one sits in a
         branch, loop or `try` (names.bindings_reaching). A value known of the name holds of all."""
@@ -160,7 +164,7 @@ def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Option
 def _bound_constant(binding: Binding, env: Env, depth: int) -> Optional[float]:
     if binding.value is None or binding.imported is not None:
         return None
-    return constant_value(binding.value, env, depth + BINDING_COST)
+    return constant_value(binding.value, env.at(binding.place), depth + BINDING_COST)
 
 
 def _constant_call(node: cst.Call, env: Env, depth: int) -> Optional[float]:
@@ -260,7 +264,7 @@ def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient
     if binding.imported is not None:
         return False
     if binding.value is not None:
-        return _data(binding.value, env, depth + BINDING_COST, gradient)
+        return _data(binding.value, env.at(binding.place), depth + BINDING_COST, gradient)
     if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or env.indexes(name)):
         return False  # `n: int`, or `k` in `table[k]`
     return binding.parameter or not CONSTANT_NAME.match(name.value)
@@ -279,7 +283,7 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
         if binding is None or binding.augmented is not None:
             return False
         if binding.value is not None:
-            return is_configuration(binding.value, env, depth + BINDING_COST)
+            return is_configuration(binding.value, env.at(binding.place), depth + BINDING_COST)
         return binding.annotation in SCALAR_ANNOTATIONS
     if isinstance(node, cst.UnaryOperation):
         return is_configuration(node.expression, env, depth + 1)
@@ -416,9 +420,9 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
     if isinstance(node, cst.Name):
         bindings = env.bindings(node)
         if bindings and all(b.value is not None and b.imported is None for b in bindings):
-            reach = value_range(bindings[0].value, env, depth + BINDING_COST)
+            reach = value_range(bindings[0].value, env.at(bindings[0].place), depth + BINDING_COST)
             for other in bindings[1:]:
-                reach = _hull(reach, value_range(other.value, env, depth + BINDING_COST))
+                reach = _hull(reach, value_range(other.value, env.at(other.place), depth + BINDING_COST))
             return reach
     if is_epsilon(node, env):
         return Interval(0.0, INF, False, False)  # `eps`, `finfo(dtype).eps`: small and positive
@@ -737,7 +741,7 @@ def is_epsilon_shifted(node: cst.BaseExpression, env: Env, depth: int = 0) -> bo
         binding = sole_binding(node, env)
         if binding is None or binding.value is None or binding.imported is not None:
             return False
-        return is_epsilon_shifted(binding.value, env, depth + BINDING_COST)
+        return is_epsilon_shifted(binding.value, env.at(binding.place), depth + BINDING_COST)
     if isinstance(node, cst.Call) and leaf_name(node.func) == "sqrt" and len(node.args) == 1:
         return is_epsilon_shifted(node.args[0].value, env, depth + 1)
     if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
