@@ -276,6 +276,12 @@ def test_a_rebinding_reads_the_binding_before_it() -> None:
     assert carries_gradient(value, env)
 
 
+def test_zero_times_anything_is_zero_attained() -> None:
+    """[0, 0] * (-inf, inf) is the point 0, not an empty interval: a pole at 0 stays reachable there."""
+    value, env = returned("import jax.numpy as jnp\ndef f(x, t):\n    return jnp.zeros_like(x) * t\n")
+    assert IntervalSet.of(value_range(value, env)).contains(0.0)
+
+
 def test_reaching_a_leak_domain_and_epsilon_shifts() -> None:
     value, env = returned("import jax.numpy as jnp\ndef f(x, eps):\n    return jnp.sqrt(x * x + 1e-9), jnp.log(x + eps)\n")
     sqrt_arg = value.elements[0].value.args[0].value

@@ -699,9 +699,10 @@ def _add(a: Interval, b: Interval) -> Interval:
 
 
 def _product(a: Interval, b: Interval) -> Interval:
-    """Interval multiplication; an end is attained when both ends that make it are (0 * inf is 0)."""
+    """Interval multiplication; an end is attained when both ends that make it are (0 * inf is 0),
+    or when one of them is an attained 0: 0 times any value of the other is 0."""
     ends = [
-        (_mul(x, y), x_closed and y_closed)
+        (_mul(x, y), (x_closed and y_closed) or (x == 0 and x_closed) or (y == 0 and y_closed))
         for x, x_closed in ((a.lo, a.lo_closed), (a.hi, a.hi_closed))
         for y, y_closed in ((b.lo, b.lo_closed), (b.hi, b.hi_closed))
     ]
