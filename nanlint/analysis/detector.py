@@ -32,7 +32,9 @@ from nanlint.analysis.syntax import (
     argument_at,
     arguments,
     is_string,
+    is_number,
     keyword_value,
+    number,
     positional,
     string_value,
 )
@@ -824,7 +826,7 @@ class Detector:
         # A bound on one input of an argument that also depends on other data
         # (`where(b < 8, lgamma(a + b), ...)`) switches regimes; it is not aimed at the op's pole.
         regime = arg_vars - cond_vars and any(selected_values(branch.cond, name, env) is not None for name in shared)
-        return not regime
+        return not regime or self._tests_a_factor_at_its_zero(branch, use, env)
 
     def _random_draw(self, cond: cst.BaseExpression, env: _Env) -> bool:
         """A condition drawn at random (`uniform(key, x.shape) > 0.5`, or a local so drawn): it is
@@ -836,6 +838,17 @@ class Detector:
             for part in parts
             for node in walk(part)
         )
+
+    def _tests_a_factor_at_its_zero(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        """The condition splits a factor of the argument at 0 (`where(x == 0, c, 1 / (x * tau))`): a
+        product is 0 where a factor is, so this is aimed at the op's pole, whatever the other factors."""
+        if not use.leak_domain.contains(0.0):
+            return False
+        for factor in _factors(use.arg):
+            region = selected_values(branch.cond, factor.value, env) if isinstance(factor, cst.Name) else None
+            if region is not None and any(0.0 in (part.lo, part.hi) for part in region.parts):
+                return True
+        return False
 
     def _variables(self, node: cst.CSTNode, env: _Env, depth: int) -> set[str]:
         """The root data names an expression is made of: locals are replaced by what they were
@@ -1145,6 +1158,18 @@ def _loads(node: cst.CSTNode, skipped: frozenset[int] | set[int] = frozenset()) 
         elif kind is not cst.Lambda:
             stack.extend(children(current))
     return found
+
+
+def _factors(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The factors of a product (`x * tau**2` has `x` and `tau**2`; a power with a positive
+    exponent is a factor's power: `x**2` has `x`)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        return _factors(node.left) + _factors(node.right)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Power) and is_number(node.right) and number(node.right) > 0:
+        return _factors(node.left)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return _factors(node.expression)
+    return [node]
 
 
 def _data_names(node: cst.CSTNode, skipped: set[int]) -> list[tuple[cst.Name, Optional[str]]]:

@@ -166,6 +166,8 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\ndef check(x):\n    r = jnp.where(x > 0, jnp.log(x), 0.0)\n    if r.sum() > 10:\n        raise ValueError\n"),
     )
     INVALID = (
+        # The condition splits a factor of the divisor at 0: the product is 0 there, whatever `tau`.
+        Invalid("import jax.numpy as jnp\njnp.where(x == 0, 1.0, 1.0 / (x * tau))\n", line=2),
         # A guard under an `if` may not have run: with `backprop=True` the gradient flows, and with
         # `clip=False` `d` is not clamped.
         Invalid(
