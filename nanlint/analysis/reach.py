@@ -11,9 +11,9 @@ because they take the value out of the graph:
   through it (run, also under XLA);
 - metadata (`x.shape`), and a value never used.
 Arithmetic, library calls, methods of the value, subscripts of it, tuples and locals (also through
-`v += x`) carry the value on and are followed; anything else (a return, a call of user code, a store into an attribute or a
-container, a call made for its effect) may lead to a gradient. torch's `round`, `floor` and `sign`
-are no cuts: they send a zero back.
+`v += x`) carry the value on and are followed; anything else (a return, a call of user code, a store
+into an attribute or a container, a call made for its effect) may lead to a gradient. torch's
+`round`, `floor` and `sign` are no cuts: they send a zero back.
 """
 
 from __future__ import annotations
