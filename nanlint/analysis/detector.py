@@ -51,6 +51,7 @@ from nanlint.analysis.values import (
     is_epsilon_shifted,
     sole_binding,
     value_range,
+    zero_replaced,
 )
 from nanlint.catalog.intervals import INF, IntervalSet
 from nanlint.catalog.lookup import Catalog
@@ -594,6 +595,8 @@ class Detector:
             return False
         if not can_reach(arg, domain, env):
             return False
+        if op.kind == "pole" and domain == IntervalSet.point(0.0) and zero_replaced(arg, env):
+            return False  # `g / (n + eps * (n == 0))`: the divisor is never 0
         # `log(p + 1e-8)`: an explicit shift off a pole at or below zero is the author's guard.
         below_zero = IntervalSet.above(0.0, closed=False).intersect(domain).is_empty()
         return not (op.kind == "pole" and below_zero and is_epsilon_shifted(arg, env))

@@ -750,6 +750,33 @@ def is_epsilon_shifted(node: cst.BaseExpression, env: Env, depth: int = 0) -> bo
     return is_epsilon(node.left, env) or is_epsilon(node.right, env)
 
 
+def zero_replaced(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
+    """`d + eps * (d == 0)`, `d + (d == 0)`, or a local assigned so: where `d` is 0 the value is
+    `eps` (or 1), elsewhere it is `d`, so it is never 0."""
+    if isinstance(node, cst.Name) and depth < _MAX_NESTING:
+        binding = sole_binding(node, env)
+        ok = binding is not None and binding.value is not None and binding.imported is None
+        return ok and zero_replaced(binding.value, env.at(binding.place), depth + BINDING_COST)
+    if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
+        return False
+    return any(_replaces_zero_of(term, other, env) for term, other in ((node.right, node.left), (node.left, node.right)))
+
+
+def _replaces_zero_of(term: cst.BaseExpression, other: cst.BaseExpression, env: Env) -> bool:
+    """`term` is `(x == 0)`, or it times a nonzero constant or an epsilon, with `x` the `other` term."""
+    if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.Multiply):
+        for test, factor in ((term.right, term.left), (term.left, term.right)):
+            value = constant_value(factor, env)
+            if (value != 0 if value is not None else is_epsilon(factor, env)) and _replaces_zero_of(test, other, env):
+                return True
+        return False
+    if not (isinstance(term, cst.Comparison) and len(term.comparisons) == 1 and isinstance(term.comparisons[0].operator, cst.Equal)):
+        return False
+    left, right = term.left, term.comparisons[0].comparator
+    subject = left if constant_value(right, env) == 0 else right if constant_value(left, env) == 0 else None
+    return subject is not None and env.code(subject) == env.code(other)
+
+
 def is_epsilon(node: cst.BaseExpression, env: Env) -> bool:
     value = constant_value(node, env)
     if value is not None:

@@ -57,6 +57,8 @@ class WhereBranchSingularOp(Rule):
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
     VALID = (
+        # `n + (n == 0)` is 1 where `n` is 0 and `n` elsewhere: never 0.
+        Valid("import jax.numpy as jnp\njnp.where(n > 0, f / (n + (n == 0)), 0.0)\n"),
         # A truth value in arithmetic is 0 or 1: where `c == 0` leaves the branch unselected, the
         # divisor carries its own epsilon (`c + 1e-12`).
         Valid("import jax.numpy as jnp\njnp.where(c == 0, 0.0, g / (c + (c == 0) * 1e-12))\n"),

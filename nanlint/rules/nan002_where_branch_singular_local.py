@@ -51,6 +51,11 @@ class WhereBranchSingularLocal(Rule):
     MESSAGE = "`{local}` is selected in the {branch} branch of `{select}`, but it was computed by `{op}` on line {definition_row}, which gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument of `{op_name}` where `{local}` is defined"
     VALID = (
+        # The divisor carries its own epsilon where it is 0 (`n + eps * (n == 0)`): never 0.
+        Valid(
+            "import jax.numpy as jnp\ndef f(v):\n    norm = jnp.sum(v * v)\n    d = v / (norm + 1e-12 * (norm == 0))\n"
+            "    return jnp.where(norm > 1, d, v)\n"
+        ),
         # exp of an imaginary argument has modulus 1: it cannot overflow.
         Valid("import jax.numpy as jnp\ndef f(f, tc, h, cut):\n    shift = jnp.exp(2j * jnp.pi * f * tc)\n    return jnp.where(f < cut, h * shift, 0.0)\n"),
         # `omq2` is -inf or NaN wherever `q` is (at x1 == 0), so `omq2 == 0` leaves that pole selected.
