@@ -13,7 +13,7 @@ import libcst as cst
 
 from nanlint.analysis.syntax import arguments
 from nanlint.analysis.tree import walk
-from nanlint.analysis.values import Env, constant_value, sole_binding
+from nanlint.analysis.values import Env, assigned, constant_value
 from nanlint.catalog.intervals import Interval, IntervalSet
 from nanlint.catalog.tables import ABSOLUTE_VALUES
 
@@ -128,12 +128,10 @@ def _any(truths: list[Optional[bool]]) -> Optional[bool]:
 def _condition_local(name: cst.Name, env: Env) -> Optional[cst.BaseExpression]:
     """What a local (a condition, or a variable it is about) was assigned; not a rebinding of itself
     (`m = m & c`), whose earlier value is not the one seen from here."""
-    binding = sole_binding(name, env)
-    if binding is None or binding.value is None or binding.imported is not None or binding.augmented is not None:
+    value = assigned(name, env)
+    if value is None or any(isinstance(n, cst.Name) and n.value == name.value for n in walk(value[0])):
         return None
-    if any(isinstance(n, cst.Name) and n.value == name.value for n in walk(binding.value)):
-        return None
-    return binding.value
+    return value[0]
 
 
 def _union_of_known(left: Optional[IntervalSet], right: Optional[IntervalSet]) -> Optional[IntervalSet]:

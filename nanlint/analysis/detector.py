@@ -40,6 +40,7 @@ from nanlint.analysis.syntax import (
 )
 from nanlint.analysis.tree import UnitTree, bare_code, children, code, visit, walk
 from nanlint.analysis.values import (
+    assigned,
     can_reach,
     carried_value,
     carries_gradient,
@@ -49,7 +50,6 @@ from nanlint.analysis.values import (
     is_configuration,
     is_epsilon,
     is_epsilon_shifted,
-    sole_binding,
     value_range,
     zero_replaced,
 )
@@ -439,10 +439,8 @@ class Detector:
         with `nan_only`, a NaN and not an infinity."""
         if isinstance(node, cst.UnaryOperation):
             return self._nonfinite_constant(node.expression, env, nan_only, depth)
-        if isinstance(node, cst.Name) and depth < MAX_INDIRECTION:
-            binding = sole_binding(node, env)
-            if binding is not None and binding.value is not None and binding.imported is None:
-                return self._nonfinite_constant(binding.value, env.at(binding.place), nan_only, depth + 1)
+        if isinstance(node, cst.Name) and depth < MAX_INDIRECTION and (value := assigned(node, env)) is not None:
+            return self._nonfinite_constant(value[0], value[1], nan_only, depth + 1)
         if isinstance(node, (cst.Name, cst.Attribute)):
             name = env.qualified(node) or ""
             return name.rsplit(".", 1)[-1] in (_NAN_NAMES if nan_only else _NONFINITE_NAMES)
@@ -648,10 +646,8 @@ class Detector:
                 self._guarded(side, env, depth + 1, computed, condition, sole_input) or not depends_on_data(side, env) for side in sides
             )
         if isinstance(arg, cst.Name):
-            binding = sole_binding(arg, env)
-            if binding is not None and binding.value is not None and binding.imported is None:
-                return self._guarded(binding.value, env.at(binding.place), depth + BINDING_COST, computed, condition, sole_input)
-            return False
+            value = assigned(arg, env)
+            return value is not None and self._guarded(value[0], value[1], depth + BINDING_COST, computed, condition, sole_input)
         # `0.5 * safe_theta`, `mean(abs_sq(x))` after `x = where(c, ones_like(x), x)`: every operand
         # that carries a gradient is masked. (A where between two data, `where(c, -q, q)`, is not.)
         operands = [o for o in _operands(arg) if carries_gradient(o, env) and not is_epsilon(o, env)]
@@ -835,7 +831,7 @@ class Detector:
         """A condition drawn at random (`uniform(key, x.shape) > 0.5`, or a local so drawn): it is
         independent of the data, so where it leaves a branch unselected the argument takes every
         value it takes at all, its pole included if it reaches it."""
-        parts = [cond] + [b.value for name in _loads(cond) if (b := sole_binding(name, env)) is not None and b.value is not None]
+        parts = [cond] + [value[0] for name in _loads(cond) if (value := assigned(name, env)) is not None]
         return any(
             isinstance(node, cst.Call) and RANDOM_NAME.search(env.qualified(node.func) or leaf_name(node.func) or "") is not None
             for part in parts
@@ -1179,15 +1175,17 @@ def _data_names(node: cst.CSTNode, skipped: set[int]) -> list[tuple[cst.Name, Op
     """Like _loads (without the `skipped` nodes), with a field read as one variable (its text) rather
     than its holder: `self.x` / `cls.x`, and an entry of a mapping under a string key (`p["mass"]`):
     a condition on one entry says nothing about another."""
-    skipped = {id(inner) for part in walk(node) if id(part) in skipped for inner in walk(part)} if skipped else skipped
     fields: list[tuple[cst.Name, str]] = []
-    for n in walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
         if id(n) in skipped:
             continue
         if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value in _SHARED_RECEIVERS:
             fields.append((n.value, f"{n.value.value}.{n.attr.value}"))
         elif isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and (key := _string_key(n)) is not None:
             fields.append((n.value, f"{n.value.value}[{key}]"))
+        stack.extend(children(n))
     holders = {id(name) for name, _ in fields}
     return [(n, None) for n in _loads(node, skipped) if id(n) not in holders] + list(fields)
 

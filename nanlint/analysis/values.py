@@ -130,6 +130,15 @@ def sole_binding(name: cst.Name, env: Env) -> Optional[Binding]:
     return bindings[0] if len(bindings) == 1 else None
 
 
+def assigned(name: cst.Name, env: Env) -> Optional[tuple[cst.BaseExpression, Env]]:
+    """What the one binding that may reach here assigned (`x = ...`), and the place to read it from;
+    None for a parameter, an import, `x += ...`, or a name that more than one binding may stand for."""
+    binding = sole_binding(name, env)
+    if binding is None or binding.value is None or binding.imported is not None:
+        return None
+    return binding.value, env.at(binding.place)
+
+
 def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Optional[float]:
     if depth > _MAX_NESTING:
         return None
@@ -739,10 +748,8 @@ def is_epsilon_shifted(node: cst.BaseExpression, env: Env, depth: int = 0) -> bo
     if depth > _MAX_NESTING:
         return False
     if isinstance(node, cst.Name):
-        binding = sole_binding(node, env)
-        if binding is None or binding.value is None or binding.imported is not None:
-            return False
-        return is_epsilon_shifted(binding.value, env.at(binding.place), depth + BINDING_COST)
+        value = assigned(node, env)
+        return value is not None and is_epsilon_shifted(value[0], value[1], depth + BINDING_COST)
     if isinstance(node, cst.Call) and leaf_name(node.func) == "sqrt" and len(node.args) == 1:
         return is_epsilon_shifted(node.args[0].value, env, depth + 1)
     if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
@@ -754,9 +761,8 @@ def zero_replaced(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
     """`d + eps * (d == 0)`, `d + (d == 0)`, or a local assigned so: where `d` is 0 the value is
     `eps` (or 1), elsewhere it is `d`, so it is never 0."""
     if isinstance(node, cst.Name) and depth < _MAX_NESTING:
-        binding = sole_binding(node, env)
-        ok = binding is not None and binding.value is not None and binding.imported is None
-        return ok and zero_replaced(binding.value, env.at(binding.place), depth + BINDING_COST)
+        value = assigned(node, env)
+        return value is not None and zero_replaced(value[0], value[1], depth + BINDING_COST)
     if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
         return False
     return any(_replaces_zero_of(term, other, env) for term, other in ((node.right, node.left), (node.left, node.right)))
