@@ -138,6 +138,32 @@ def test_a_primal_registered_elsewhere_is_skipped_as_in_the_whole_file() -> None
     assert assert_same(only_primal) == []
 
 
+def test_a_jvp_rule_registered_elsewhere_is_known_as_one() -> None:
+    source = src("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.custom_jvp
+        def f(x):
+            return jnp.arcsin(x)
+
+        def square(x):
+            return x * x
+
+        def _f_jvp(primals, tangents):
+            (x,), (t,) = primals, tangents
+            d = jnp.where(x * x < 1.0, 1.0 / jnp.sqrt(1.0 - square(x)), 0.0)
+            return f(x), d * t
+
+        f.defjvp(_f_jvp)
+    """)
+    # `d` is computed from the primals alone (`square`, which the slice does not read, is a module's
+    # function): a constant of the linearized rule.
+    assert assert_same(source) == []
+    # Unregistered, `_f_jvp` is an ordinary function, differentiated through `d`.
+    assert {f[0] for f in assert_same(source.replace("f.defjvp(_f_jvp)", ""))} == {"NAN001"}
+
+
 def test_a_module_level_definition_that_shadows_an_import_is_seen() -> None:
     source = src("""
         from jax.numpy import sqrt, where

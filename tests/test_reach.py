@@ -93,3 +93,37 @@ def test_numpy_cuts_the_graph_unless_the_run_checks_it_as_differentiable() -> No
         call = next(n for t in detector.trees for n in walk(t.module) if isinstance(n, cst.Call) and detector.code(n) == "np.sqrt(x)")
         env = _Env(detector, detector.index.scope_at(call), detector.place(call))
         assert carries_gradient(call, env) is carries
+
+
+def primal_in_rule(signature: str, body: str) -> bool:
+    """Whether `jnp.sqrt(...)`, the last statement's value in a function `rule(signature)`, is
+    computed from the primals alone (`is_primal_in_jvp_rule`: the last parameter is the tangents)."""
+    from nanlint.analysis.reach import is_primal_in_jvp_rule
+
+    source = "import jax\nimport jax.numpy as jnp\ndef scaled(x):\n    return 2 * x\n"
+    source += f"def rule({signature}):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    detector = analyse_whole_file(source, Catalog(Settings()))
+    value = [n for t in detector.trees for n in walk(t.module) if isinstance(n, cst.Call) and detector.code(n).startswith("jnp.sqrt(")][-1]
+    rule = next(n for t in detector.trees for n in walk(t.module) if isinstance(n, cst.FunctionDef) and n.name.value == "rule")
+    return is_primal_in_jvp_rule(value, rule, detector._env_at(value))
+
+
+@pytest.mark.parametrize(
+    ("signature", "body", "primal"),
+    [
+        ("primals, tangents", "x, = primals\nreturn jnp.sqrt(x)\n", True),
+        ("primals, tangents", "(x, y), _ = primals, tangents\nreturn jnp.sqrt(x * y)\n", True),
+        ("axis, primals, tangents", "return jnp.sqrt(jnp.sum(primals[0], axis=axis))\n", True),
+        ("primals, tangents", "t, = tangents\nreturn jnp.sqrt(t)\n", False),
+        ("primals, tangents", "x, = primals\nreturn jnp.sqrt(x * tangents[0])\n", False),
+        ("primals, tangents", "_, (t, *rest) = primals, tangents\nreturn jnp.sqrt(rest[0])\n", False),
+        ("primals, tangents", "x, = primals\nfor t in tangents:\n    x = x + t\nreturn jnp.sqrt(x)\n", False),
+        ("primals, tangents", "x, = primals\nx += tangents[0]\nreturn jnp.sqrt(x)\n", False),
+        ("primals, tangents", "return jnp.sqrt(sum(jax.tree.map(lambda a: a * tangents[0], primals)))\n", False),
+        ("*args", "return jnp.sqrt(args[0])\n", False),
+        ("primals, tangents", "x, = primals\nreturn jnp.sqrt(scaled(x))\n", True),
+        ("primals, tangents", "def inner():\n    return tangents[0]\nreturn jnp.sqrt(inner())\n", False),
+    ],
+)
+def test_what_a_jvp_rule_computes_from_its_primals_alone(signature: str, body: str, primal: bool) -> None:
+    assert primal_in_rule(signature, body) is primal

@@ -38,6 +38,7 @@ def analyse(source: str, prefiltered: Prefiltered, catalog: Catalog, kinds: froz
             prefiltered.imports.frameworks,
             prefiltered.defined,
             prefiltered.never_differentiated,
+            prefiltered.jvp_rules,
             prefiltered.imports.aliases,
             {name: helper.text for name, helper in prefiltered.helpers.items()},
         )

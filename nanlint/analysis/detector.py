@@ -26,7 +26,7 @@ from nanlint.analysis.names import (
     leaf_name,
     qualified_name,
 )
-from nanlint.analysis.reach import may_receive_cotangent
+from nanlint.analysis.reach import is_primal_in_jvp_rule, may_receive_cotangent
 from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, SiteKind
 from nanlint.analysis.syntax import (
     argument_at,
@@ -157,12 +157,14 @@ class Detector:
         frameworks: frozenset[str],
         defined: list[tuple[str, int]] = (),
         never_differentiated: list[tuple[int, int]] = (),
+        jvp_rules: frozenset[str] = frozenset(),
         aliases: Optional[dict[str, str]] = None,
         helpers: Optional[dict[str, str]] = None,
     ) -> None:
         """`trees`: the kept units of the file `source`, in file order. `frameworks`: those the file imports
         (tensor methods count for them). `defined`: top-level definitions not read, by name.
-        `never_differentiated`: spans (character offsets) where no site is reported. `aliases`: the
+        `never_differentiated`: spans (character offsets) where no site is reported. `jvp_rules`: the
+        functions registered as a custom_jvp's rule, by name. `aliases`: the
         imported names that stand for an array module's (`mylib.backend.numpy` -> `jax.numpy`).
         `helpers`: the straight-line helpers the file imports, as source, by the name it binds."""
         self.source = source
@@ -171,6 +173,7 @@ class Detector:
         self.catalog = catalog
         self.imported_frameworks = frameworks
         self.never_differentiated = never_differentiated
+        self.jvp_rules = jvp_rules
         self._code_cache: dict[int, str] = {}
         self._inlined: dict[int, Optional[cst.BaseExpression]] = {}
         self._helper_sources = helpers or {}
@@ -251,15 +254,27 @@ class Detector:
         return range(self.lines.row(start), self.lines.row(end) + 1)
 
     def excluded(self, call: cst.Call) -> bool:
-        """Whether the call sits in code that is never differentiated: the prefilter's contexts, or
-        a value none of whose uses can receive a cotangent (reach.py)."""
+        """Whether the call sits in code that is never differentiated: the prefilter's contexts, a
+        JVP rule's primal computation, or a value none of whose uses can receive a cotangent (reach.py)."""
         key = id(call)
         if key not in self._excluded:
             scope = self.index.scope_at(call)
-            self._excluded[key] = self._in_excluded_span(call) or not may_receive_cotangent(
-                call, scope, self.index.parent, self._env_at, self._names_read
+            self._excluded[key] = (
+                self._in_excluded_span(call)
+                or self._primal_in_jvp_rule(call)
+                or not may_receive_cotangent(call, scope, self.index.parent, self._env_at, self._names_read)
             )
         return self._excluded[key]
+
+    def _primal_in_jvp_rule(self, call: cst.Call) -> bool:
+        if not self.jvp_rules:
+            return False
+        current = self.index.parent.get(id(call))
+        while current is not None:
+            if isinstance(current, cst.FunctionDef) and current.name.value in self.jvp_rules:
+                return is_primal_in_jvp_rule(call, current, self._env_at(call))
+            current = self.index.parent.get(id(current))
+        return False
 
     def _env_at(self, node: cst.CSTNode) -> _Env:
         return _Env(self, self.index.scope_at(node), self.place(node))

@@ -37,6 +37,10 @@ class Binding:
     function: Optional[cst.FunctionDef] = None
     # A parameter: data, whatever its name's case (`M1`, a mass, is not a module constant).
     parameter: bool = False
+    # A module's `def` or `class` (read or not): it reads no function's locals.
+    module_definition: bool = False
+    # `a, b = value` with a value that is not a literal tuple: the value `name` is a part of.
+    part_of: Optional[cst.BaseExpression] = None
 
 
 @dataclass(eq=False)
@@ -133,11 +137,11 @@ class ScopeIndex:
         pending = sorted(defined, key=lambda d: d[1])
         for tree in trees:
             while pending and pending[0][1] < tree.unit.start:
-                self.module_scope.bind(Binding(pending.pop(0)[0], self._next()))
+                self.module_scope.bind(Binding(pending.pop(0)[0], self._next(), module_definition=True))
             self.tree_of[id(tree.module)] = tree
             self._index(tree)
         for name, _ in pending:
-            self.module_scope.bind(Binding(name, self._next()))
+            self.module_scope.bind(Binding(name, self._next(), module_definition=True))
 
     def _next(self) -> Place:
         self._count += 1
@@ -179,7 +183,7 @@ class ScopeIndex:
         elif kind is cst.Name or kind in _PLAIN:
             pass
         elif kind is cst.FunctionDef:
-            scope.bind(Binding(node.name.value, self.place[id(node)], function=node))
+            scope.bind(Binding(node.name.value, self.place[id(node)], function=node, module_definition=scope is self.module_scope))
             inner = self.scope_of[id(node)] = Scope(node, scope)
             self._bind_params(node.params, inner)
             return inner
@@ -188,7 +192,7 @@ class ScopeIndex:
             self._bind_params(node.params, inner)
             return inner
         elif kind is cst.ClassDef:
-            scope.bind(Binding(node.name.value, self.place[id(node)]))
+            scope.bind(Binding(node.name.value, self.place[id(node)], module_definition=scope is self.module_scope))
             inner = self.scope_of[id(node)] = Scope(node, scope, is_class=True)
             return inner
         elif kind in (cst.For, cst.CompFor):
@@ -261,17 +265,18 @@ class ScopeIndex:
         if target != original:
             self.renamed[target] = original.rsplit(".", 1)[-1]
 
-    def _bind_target(self, scope: Scope, target: cst.CSTNode, place: Place, *, value=None) -> None:
+    def _bind_target(self, scope: Scope, target: cst.CSTNode, place: Place, *, value=None, part_of=None) -> None:
         if isinstance(target, cst.Name):
-            scope.bind(Binding(target.value, place, value=value))
+            scope.bind(Binding(target.value, place, value=value, part_of=part_of))
         elif isinstance(target, (cst.Tuple, cst.List)):
             # Unpacking: each name is bound to its part of a literal tuple (`a, b = x, 2 * x`), else
             # to an unknown part of the value.
             parts = _literal_parts(value, len(target.elements))
             for element, part in zip(target.elements, parts):
-                self._bind_target(scope, element.value, place, value=part)
+                whole = part_of if part is None and value is None else (value if part is None else None)
+                self._bind_target(scope, element.value, place, value=part, part_of=whole)
         elif isinstance(target, cst.StarredElement):
-            self._bind_target(scope, target.value, place)
+            self._bind_target(scope, target.value, place, part_of=value if value is not None else part_of)
 
     def _visit_call(self, node: cst.Call, scope: Scope) -> None:
         if self.interesting_call(node, self.renamed):

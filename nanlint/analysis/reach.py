@@ -24,7 +24,7 @@ import libcst as cst
 
 from nanlint.analysis.names import Scope
 from nanlint.analysis.syntax import argument_at
-from nanlint.analysis.tree import walk
+from nanlint.analysis.tree import children, walk
 from nanlint.analysis.values import Env, call_parts, cuts_gradient, is_builtin
 from nanlint.catalog.tables import (
     FILL_ARGUMENT,
@@ -65,6 +65,45 @@ def may_receive_cotangent(
         return names_read[id(function)]
 
     return _Walk(parent, env_at, reads).flows(node, frozenset())
+
+
+def is_primal_in_jvp_rule(node: cst.BaseExpression, rule: cst.FunctionDef, env: Env) -> bool:
+    """Whether `node`, in `rule(*nondiff_args, primals, tangents)`, a custom_jvp's rule, is computed
+    from the primals alone. Reverse mode linearizes the rule: such a value is a constant of the
+    linear map, only what the tangents flow through is transposed, and it receives no cotangent. (A
+    second derivative differentiates it.)"""
+    params = [*rule.params.posonly_params, *rule.params.params]
+    if not params or rule.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+        return False
+    return not _may_read(node, params[-1].name.value, env, 0)
+
+
+def _may_read(node: cst.BaseExpression, parameter: str, env: Env, followed: int) -> bool:
+    """Whether `node`'s value may be computed from `parameter`, through the locals it reads; True
+    where a local's value is not known (a loop target, `v += x`, a nested `def`, which may read
+    `parameter`) or the way is too long."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Attribute):
+            stack.append(current.value)
+        elif isinstance(current, cst.Arg):
+            stack.append(current.value)
+        elif isinstance(current, cst.Name):
+            for binding in env.bindings(current):
+                source = binding.value if binding.value is not None else binding.part_of
+                if binding.parameter:
+                    if binding.name == parameter:
+                        return True
+                elif binding.imported is not None or binding.module_definition:
+                    continue
+                elif source is None or binding.augmented is not None or followed >= MAX_WAY:
+                    return True
+                elif _may_read(source, parameter, env.at(binding.place), followed + 1):
+                    return True
+        else:
+            stack.extend(children(current))
+    return False
 
 
 def _names_read(function: cst.FunctionDef, parent: dict[int, cst.CSTNode]) -> dict[str, list[cst.Name]]:

@@ -65,6 +65,8 @@ class Prefiltered:
     defined: list[tuple[str, int]] = field(default_factory=list)
     # Character spans of code that is never differentiated.
     never_differentiated: list[tuple[int, int]] = field(default_factory=list)
+    # The functions registered as a custom_jvp's rule, by name.
+    jvp_rules: frozenset[str] = frozenset()
     error: Optional[SyntaxError] = None  # INVALID: Python's own message and place
     # Straight-line helpers imported from other modules of the tree, by the name the file binds.
     helpers: dict[str, Helper] = field(default_factory=dict)
@@ -129,16 +131,17 @@ def prefilter(
             return whole_file(source, imports, find_helper)
     if not plan.kept:
         return Prefiltered(Verdict.NOTHING, imports)
-    never = plan.contexts() if may_have_contexts(source) else []
-    if never is None:
+    contexts = plan.contexts() if may_have_contexts(source) else ([], frozenset())
+    if contexts is None:
         return whole_file(source, imports, find_helper)
+    never, jvp_rules = contexts
     plan.drop_never_differentiated(never, by_unit)
     if not plan.kept:
         return Prefiltered(Verdict.NOTHING, imports)
     if not plan.close_over_bindings():
         return whole_file(source, imports, find_helper)
     helpers, read = plan.imported_helpers(imports, find_helper) if find_helper is not None else ({}, set())
-    return Prefiltered(Verdict.UNITS, _depending_on(imports, read), plan.kept_units(), plan.defined(), never, cut=units, helpers=helpers)
+    return Prefiltered(Verdict.UNITS, _depending_on(imports, read), plan.kept_units(), plan.defined(), never, jvp_rules, cut=units, helpers=helpers)
 
 
 def whole_file(source: str, imports: Imports, find_helper: Optional[HelperFinder] = None) -> Prefiltered:
@@ -151,10 +154,12 @@ def whole_file(source: str, imports: Imports, find_helper: Optional[HelperFinder
     except (ValueError, RecursionError, MemoryError):
         # libcst's native parser can overflow its stack on such nesting: never hand it what Python refuses.
         return Prefiltered(Verdict.TOO_DEEP, imports)
-    never = _spans(source, _contexts_of([(tree, 0)])) if may_have_contexts(source) else []
+    contexts = _contexts_of([(tree, 0)]) if may_have_contexts(source) else None
+    never = _spans(source, contexts.never_differentiated()) if contexts is not None else []
+    jvp_rules = contexts.jvp_rules() if contexts is not None else frozenset()
     last = source.count("\n") + (0 if source.endswith("\n") else 1)
     helpers, read = imported_helpers([tree], None, imports, find_helper) if find_helper is not None else ({}, set())
-    return Prefiltered(Verdict.WHOLE, _depending_on(imports, read), [Unit(1, max(last, 1), 0, len(source))], [], never, helpers=helpers)
+    return Prefiltered(Verdict.WHOLE, _depending_on(imports, read), [Unit(1, max(last, 1), 0, len(source))], [], never, jvp_rules, helpers=helpers)
 
 
 def _depending_on(imports: Imports, files: set[str]) -> Imports:
@@ -312,10 +317,10 @@ class _Plan:
         )
 
     # --- contexts -----------------------------------------------------------------------------
-    def contexts(self) -> Optional[list[tuple[int, int]]]:
-        """Spans of kept code that is never differentiated, from the kept units and every unit
-        whose text can tell (contexts.py decides by name, so these are found by their words);
-        None when one of those does not parse on its own."""
+    def contexts(self) -> Optional[tuple[list[tuple[int, int]], frozenset[str]]]:
+        """Spans of kept code that is never differentiated, and the JVP rules' names, from the kept
+        units and every unit whose text can tell (contexts.py decides by name, so these are found by
+        their words); None when one of those does not parse on its own."""
         starts = [u.start for u in self.units]
         with_context = {unit_index(starts, offset) for offset in self._context_word_offsets()}
         # A private method kept alone is used by its class's other methods (`self._step(...)` under a
@@ -339,7 +344,8 @@ class _Plan:
         trees = [(piece.tree(self.source), piece.base_line) for piece in pieces]
         if any(tree is None for tree, _ in trees):
             return None
-        return _spans(self.source, _contexts_of(trees))
+        contexts = _contexts_of(trees)
+        return _spans(self.source, contexts.never_differentiated()), contexts.jvp_rules()
 
     def _member_name(self, member: Unit) -> Optional[str]:
         """The name a kept method binds (a member cut by text has no `definition`: it may be a statement)."""
@@ -481,12 +487,12 @@ def _module_bindings(statements: list[ast.stmt]) -> set[str]:
     return bound
 
 
-def _contexts_of(trees: list[tuple[ast.Module, int]]) -> list[tuple[Position, Position]]:
+def _contexts_of(trees: list[tuple[ast.Module, int]]) -> Contexts:
     """What contexts.py finds in these trees, each given with what to add to its lines."""
     contexts = Contexts(ast.unparse)
     for tree, base_line in trees:
         contexts.visit(tree, base_line)
-    return contexts.never_differentiated()
+    return contexts
 
 
 def _spans(source: str, places: list[tuple[Position, Position]]) -> list[tuple[int, int]]:

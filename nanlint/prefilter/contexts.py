@@ -15,6 +15,9 @@ cannot hold a finding. The answer is a list of spans; the detector drops a site 
 - `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them;
 - the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode (a `tf.while_loop`
   or `torch.while_loop` can be, and is checked).
+
+It also names the JVP rules (`@f.defjvp`, `f.defjvp(rule)`): reverse mode linearizes a rule, so only
+what it computes from the tangents is differentiated (reach.py asks which values those are).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from nanlint.prefilter.syntax import Position, call_arguments, children, leaf_na
 _CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_derivative")
 _NO_GRAD = ("no_grad", "inference_mode", "stop_recording")
 _REGISTRATIONS = frozenset({"defjvp", "defvjp", "defjvps"})
+# `f.defjvp(rule)`: rule(*nondiff_args, primals, tangents).
+_JVP_RULE = "defjvp"
 # A torch.autograd.Function's forward runs under no_grad, and its backward is not differentiated
 # (unless a double backward is asked for).
 _AUTOGRAD_METHODS = frozenset({"forward", "backward"})
@@ -81,6 +86,7 @@ class Contexts:
         self._function_spans: list[tuple[tuple[str, ...], Position, Position]] = []
         self._no_grad_spans: list[tuple[Position, Position]] = []
         self._custom: set[str] = set()
+        self._jvp_rules: set[str] = set()
         self._defined: set[str] = set()
         self._uses: dict[str, set[Optional[str]]] = defaultdict(set)
         self._resolved: Optional[set[str]] = None
@@ -125,6 +131,8 @@ class Contexts:
         decorators = [self.code_for(d) for d in node.decorator_list]
         if any(word in text for text in decorators for word in _CUSTOM_DECORATORS):
             self._custom.add(name)
+        if any(text.endswith(f".{_JVP_RULE}") for text in decorators):
+            self._jvp_rules.add(name)  # @f.defjvp
         if self._classes and self._classes[-1] and name in _AUTOGRAD_METHODS:
             self._custom.add(self._qualify(name))
         if not self._functions:
@@ -156,6 +164,8 @@ class Contexts:
         first = arguments[0] if arguments else None
         if isinstance(func, ast.Attribute) and func.attr in _REGISTRATIONS and isinstance(func.value, ast.Name):
             self._custom.add(func.value.id)  # f.defjvp(f_jvp): f's body is never differentiated
+            if func.attr == _JVP_RULE and isinstance(first, ast.Name):
+                self._jvp_rules.add(first.id)
             if func.attr == "defvjp":
                 # f.defvjp(fwd, bwd): JAX runs both, differentiates neither. (A defjvp rule is
                 # transposed in reverse mode: its selects can leak, so it stays checked.)
@@ -203,6 +213,10 @@ class Contexts:
         custom = self._custom_closure()
         spans = [(start, end) for names, start, end in self._function_spans if names[-1] in custom]
         return spans + self._no_grad_spans
+
+    def jvp_rules(self) -> frozenset[str]:
+        """The names of the functions registered as a custom_jvp's rule."""
+        return frozenset(self._jvp_rules)
 
     def _custom_closure(self) -> set[str]:
         """Custom-derivative functions, and the private helpers used only inside them or under no_grad."""

@@ -136,6 +136,13 @@ class WhereBranchSingularOp(Rule):
             "import jax\nimport jax.numpy as jnp\n@jax.custom_vjp\ndef f(x):\n    return x\ndef f_fwd(x):\n    return f(x), x\n"
             "def f_bwd(x, g):\n    return (jnp.where(x > 0, g / x, 0.0),)\nf.defvjp(f_fwd, f_bwd)\n"
         ),
+        # A custom_jvp rule is linearized in reverse mode: what it computes from the primals alone
+        # (a derivative factor) is a constant of the linear map, and receives no cotangent.
+        Valid(
+            "import jax\nimport jax.numpy as jnp\n@jax.custom_jvp\ndef f(x):\n    return jnp.arcsin(x)\n@f.defjvp\n"
+            "def f_jvp(primals, tangents):\n    x, = primals\n    t, = tangents\n"
+            "    d = jnp.where(x * x < 1.0, 1.0 / jnp.sqrt(1.0 - x * x), 0.0)\n    return f(x), d * t\n"
+        ),
         Valid(
             "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
             "        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
@@ -205,6 +212,13 @@ class WhereBranchSingularOp(Rule):
         # An infinite placeholder licenses nothing: reduced by `minimum`, the value is finite where
         # `dx == 0`, and its gradient NaN.
         Invalid("import jax.numpy as jnp\ndef step(d, dx):\n    return jnp.minimum(jnp.where(dx < 0, -d / dx, jnp.inf), 1.0)\n", line=3),
+        # ... but a select of what the tangents flow through is transposed: `t / x` at `x == 0`.
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\n@jax.custom_jvp\ndef g(x):\n    return jnp.maximum(x, 0.0)\n"
+            "def _g_jvp(primals, tangents):\n    (x,), (t,) = primals, tangents\n"
+            "    return g(x), jnp.where(x > 0, t / x * x, 0.0)\ng.defjvp(_g_jvp)\n",
+            line=8,
+        ),
         Invalid("import jax.numpy as jnp\ndef wrap(x, L):\n    return jnp.where(L > 0, x % L, x)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    return torch.round(y)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    y.sum().backward()\n", line=3),
