@@ -86,9 +86,10 @@ def canonical_names(qualified_name: str) -> tuple[str, ...]:
     """The name itself, then the public spellings it is an alias of (remembered: the detector asks
     about the same few names over and over)."""
     names = [qualified_name]
-    for old, new in CANONICAL_PREFIXES:
-        if qualified_name.startswith(old):
-            names.append(new + qualified_name[len(old):])
+    for name in names:  # grows as it goes: `tf.compat.v2` holds `compat` again (`tf.compat.v2.compat.v2.where`)
+        for old, new in CANONICAL_PREFIXES:
+            if name.startswith(old) and (alias := new + name[len(old):]) not in names:
+                names.append(alias)
     return tuple(names)
 
 

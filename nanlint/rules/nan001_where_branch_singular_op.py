@@ -219,6 +219,8 @@ class WhereBranchSingularOp(Rule):
             "    return g(x), jnp.where(x > 0, t / x * x, 0.0)\ng.defjvp(_g_jvp)\n",
             line=8,
         ),
+        # TensorFlow's `compat.v2` module holds `compat` again: `tf` here is `tensorflow.compat.v2`.
+        Invalid("import tensorflow.compat.v2 as tf\ntf.compat.v2.where(x > 0, tf.sqrt(x), 0.0)\n", line=2),
         Invalid("import jax.numpy as jnp\ndef wrap(x, L):\n    return jnp.where(L > 0, x % L, x)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    return torch.round(y)\n", line=3),
         Invalid("import torch\ndef f(x):\n    y = torch.where(x > 0, x.sqrt(), 0.0)\n    y.sum().backward()\n", line=3),
