@@ -738,7 +738,7 @@ class Detector:
         if truth and not isinstance(branch.cond, cst.Comparison):
             return False  # where an `or` with an unknown side holds, the known side bounds nothing
         subjects = [env.code(use.node)] + [
-            name.value for name in self._compared_names(branch.cond, env) if self._nonfinite_with(name, use.node, env, 0)
+            name.value for name, here in self._compared_names(branch.cond, env) if self._nonfinite_with(name, use.node, here, 0)
         ]
         for subject in dict.fromkeys(subjects):
             region = env.selected(branch.cond, subject)
@@ -750,17 +750,17 @@ class Detector:
                 return True
         return False
 
-    def _compared_names(self, cond: cst.BaseExpression, env: _Env) -> list[cst.Name]:
+    def _compared_names(self, cond: cst.BaseExpression, env: _Env) -> list[tuple[cst.Name, _Env]]:
         """The names a condition reads, and those the locals it reads were made of (`small = omq2
-        == 0`), a few levels deep: the values it may bound."""
-        names, pending = [], [(cond, 0)]
+        == 0`), a few levels deep, each with the place to read it from: the values it may bound."""
+        names, pending = [], [(cond, env, 0)]
         while pending:
-            node, hops = pending.pop()
+            node, here, hops = pending.pop()
             for name in _loads(node):
-                names.append(name)
-                binding = env.binding(name)
-                if hops < MAX_INDIRECTION and binding is not None and binding.value is not None and binding.imported is None:
-                    pending.append((binding.value, hops + 1))
+                names.append((name, here))
+                made_of = assigned(name, here) if hops < MAX_INDIRECTION else None
+                if made_of is not None:
+                    pending.append((*made_of, hops + 1))
         return names
 
     def _nonfinite_with(self, node: cst.BaseExpression, target: cst.CSTNode, env: _Env, depth: int) -> bool:
@@ -772,10 +772,8 @@ class Detector:
         if depth > MAX_INDIRECTION * BINDING_COST:
             return False
         if isinstance(node, cst.Name):
-            binding = env.binding(node)
-            if binding is None or binding.value is None or binding.imported is not None or binding.augmented is not None:
-                return False
-            return self._nonfinite_with(binding.value, target, env.at(binding.place), depth + BINDING_COST)
+            made_of = assigned(node, env)  # every binding that may reach must be: the one that does
+            return made_of is not None and self._nonfinite_with(made_of[0], target, made_of[1], depth + BINDING_COST)
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
             return self._nonfinite_with(node.expression, target, env, depth + 1)
         if isinstance(node, cst.BinaryOperation):
