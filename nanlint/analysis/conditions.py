@@ -13,7 +13,7 @@ import libcst as cst
 
 from nanlint.analysis.syntax import arguments
 from nanlint.analysis.tree import walk
-from nanlint.analysis.values import Env, assigned, constant_value
+from nanlint.analysis.values import Env, assigned, constant_value, is_builtin
 from nanlint.catalog.intervals import Interval, IntervalSet
 from nanlint.catalog.tables import ABSOLUTE_VALUES
 
@@ -88,10 +88,8 @@ def holds_at_nan(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) ->
     if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
         inner = holds_at_nan(cond.expression, var, env, hops)
         return None if inner is None else not inner
-    if isinstance(cond, cst.Call):
-        qualified = env.qualified(cond.func)
-        leaf = qualified.rsplit(".", 1)[-1] if qualified is not None else None
-        args = arguments(cond)
+    if isinstance(cond, cst.Call) and (call := _operator_call(cond, env)) is not None:
+        leaf, args = call
         if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
             return _compared_at_nan(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
         parts = [holds_at_nan(a, var, env, hops) for a in args]
@@ -188,42 +186,52 @@ def _compare(left, operator: type, right, var: str, env: Env) -> Optional[Interv
 
 def _is_root_of(node, var: str, env: Env) -> bool:
     """`sqrt(v)`, `v.sqrt()`, or a local assigned one (`s = sqrt(v)`), where `v` is `var`."""
-    if isinstance(node, cst.Name):
-        value = _condition_local(node, env)
-        return value is not None and not isinstance(value, cst.Name) and _is_root_of(value, var, env)
-    if not isinstance(node, cst.Call):
-        return False
-    values = arguments(node)
-    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "sqrt" and not values:
-        return env.code(node.func.value) == var
-    name = env.qualified(node.func)
-    return name is not None and name.rsplit(".", 1)[-1] == "sqrt" and len(values) == 1 and env.code(values[0]) == var
+    return _is_unary_of(node, _ROOTS, var, env)
 
 
 def _is_abs_of(node, var: str, env: Env) -> bool:
+    """`abs(v)` (Python's too), `jnp.absolute(v)`, `v.abs()`, or a local assigned one."""
+    return _is_unary_of(node, ABSOLUTE_VALUES, var, env)
+
+
+_ROOTS = frozenset({"sqrt"})
+_PYTHON_ABS = frozenset({"abs"})
+
+
+def _is_unary_of(node, leaves: frozenset[str], var: str, env: Env) -> bool:
+    """A call of a function or method named in `leaves` on `var` alone, or a local assigned one. A
+    bare name counts only as Python's own `abs` (a function of the user's named `sqrt` may be
+    anything)."""
+    if isinstance(node, cst.Name):
+        value = _condition_local(node, env)
+        return value is not None and not isinstance(value, cst.Name) and _is_unary_of(value, leaves, var, env)
     if not isinstance(node, cst.Call):
         return False
     func = node.func
     values = arguments(node)
-    if isinstance(func, cst.Attribute) and func.attr.value == "abs" and not values:
-        return env.code(func.value) == var  # x.abs()
-    name = env.qualified(func) or (func.value if isinstance(func, cst.Name) else None)
-    if name is None or name.rsplit(".", 1)[-1] not in ABSOLUTE_VALUES or not values:
-        return False
-    return env.code(values[0]) == var
+    if isinstance(func, cst.Attribute) and func.attr.value in leaves and not values:
+        return env.code(func.value) == var  # x.sqrt(), x.abs()
+    name = env.qualified(func) or ("abs" if is_builtin(func, _PYTHON_ABS, env) else None)
+    return name is not None and name.rsplit(".", 1)[-1] in leaves and len(values) == 1 and env.code(values[0]) == var
 
 
-def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[IntervalSet]:
+def _operator_call(node: cst.Call, env: Env) -> Optional[tuple[str, list[cst.BaseExpression]]]:
+    """A function's last name and its operands (`jnp.greater(x, 0)`), or a method's, its receiver
+    first (torch: `x.gt(0)`, `mask.logical_and(other)`); None for a call of a bare name."""
     func = node.func
     qualified = env.qualified(func)
     if qualified is not None:
-        leaf = qualified.rsplit(".", 1)[-1]
-        args = arguments(node)
-    elif isinstance(func, cst.Attribute):
-        leaf = func.attr.value  # torch: x.gt(0), mask.logical_and(other)
-        args = [func.value, *arguments(node)]
-    else:
+        return qualified.rsplit(".", 1)[-1], arguments(node)
+    if isinstance(func, cst.Attribute):
+        return func.attr.value, [func.value, *arguments(node)]
+    return None
+
+
+def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[IntervalSet]:
+    call = _operator_call(node, env)
+    if call is None:
         return None
+    leaf, args = call
     if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
         return _compare(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
     parts = [selected_values(a, var, env, hops) for a in args]

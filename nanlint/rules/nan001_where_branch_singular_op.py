@@ -136,6 +136,9 @@ class WhereBranchSingularOp(Rule):
             "import jax\nimport jax.numpy as jnp\n@jax.custom_vjp\ndef f(x):\n    return x\ndef f_fwd(x):\n    return f(x), x\n"
             "def f_bwd(x, g):\n    return (jnp.where(x > 0, g / x, 0.0),)\nf.defvjp(f_fwd, f_bwd)\n"
         ),
+        # A condition on a local `|v|` is one on `v`, as `abs(v)` written in place is: where the
+        # branch is not selected, |v| >= 1 (the pole is where it is selected).
+        Valid("import jax.numpy as jnp\ndef f(v):\n    a = jnp.abs(v)\n    return jnp.where(a < 1.0, 1.0 / v, 0.0)\n"),
         # A custom_jvp rule is linearized in reverse mode: what it computes from the primals alone
         # (a derivative factor) is a constant of the linear map, and receives no cotangent.
         Valid(

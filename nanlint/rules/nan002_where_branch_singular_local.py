@@ -107,8 +107,17 @@ class WhereBranchSingularLocal(Rule):
             "import torch\ndef kernel(x, radius: float):\n    x_abs = x.abs() * (1.0 / radius)\n    poly = x_abs * 2.0 + 1.0\n"
             "    return torch.where(x_abs < 0.5, poly, 0.0)\n"
         ),
+        # `r` is infinite or NaN wherever `q` is, so `r != 0` holds at the pole: it is selected.
+        Valid("import jax.numpy as jnp\ndef f(a, d):\n    q = a / d\n    r = q * 2\n    return jnp.where(r != 0, q, 1.0)\n"),
+        Valid("import torch\ndef f(a, d):\n    q = a / d\n    r = q * 2\n    return torch.where(r.ne(0), q, 1.0)\n"),
     )
     INVALID = (
+        # ... but not when `r = q * 2` may not have run: with `exact` false, `r` is 0 everywhere.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(a, d, exact):\n    q = a / d\n    r = jnp.zeros_like(d)\n    if exact:\n"
+            "        r = q * 2\n    return jnp.where(r != 0, q, 1.0)\n",
+            line=7,
+        ),
         # exp(-q) is finite (0) where q is +inf: `e == 0` holds at the pole.
         Invalid("import jax.numpy as jnp\ndef f(x1, x2):\n    q = x2 / x1\n    e = jnp.exp(-q)\n    return jnp.where(e == 0.0, 0.0, q)\n", line=5),
         # A condition on the root is one on its argument (`sqrt(v) > 0` is `v > 0`): where it fails,
