@@ -168,7 +168,7 @@ class Contexts:
                 self._jvp_rules.add(first.id)
             if func.attr == "defvjp":
                 # f.defvjp(fwd, bwd): JAX runs both, differentiates neither. (A defjvp rule is
-                # transposed in reverse mode: its selects can leak, so it stays checked.)
+                # transposed in reverse mode: its selects of the tangents can leak, so it stays read.)
                 self._custom.update(a.id for a in arguments if isinstance(a, ast.Name))
         leaf = leaf_name(func) or (leaf_name(func.func) if isinstance(func, ast.Call) else None)
         if leaf in _WRAPPERS and isinstance(first, ast.Name):
