@@ -261,19 +261,17 @@ class Detector:
             scope = self.index.scope_at(call)
             self._excluded[key] = (
                 self._in_excluded_span(call)
-                or self._primal_in_jvp_rule(call)
+                or self._primal_in_jvp_rule(call, scope)
                 or not may_receive_cotangent(call, scope, self.index.parent, self._env_at, self._names_read)
             )
         return self._excluded[key]
 
-    def _primal_in_jvp_rule(self, call: cst.Call) -> bool:
+    def _primal_in_jvp_rule(self, call: cst.Call, scope: Scope) -> bool:
         if not self.jvp_rules:
             return False
-        current = self.index.parent.get(id(call))
-        while current is not None:
-            if isinstance(current, cst.FunctionDef) and current.name.value in self.jvp_rules:
-                return is_primal_in_jvp_rule(call, current, self._env_at(call))
-            current = self.index.parent.get(id(current))
+        for enclosing in scope.lookup_chain():
+            if isinstance(enclosing.node, cst.FunctionDef) and enclosing.node.name.value in self.jvp_rules:
+                return is_primal_in_jvp_rule(call, enclosing.node, self._env_at(call))
         return False
 
     def _env_at(self, node: cst.CSTNode) -> _Env:
