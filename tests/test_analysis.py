@@ -8,7 +8,7 @@ import pytest
 
 from nanlint.analysis.analyse import analyse_whole_file
 from nanlint.analysis.conditions import affine_base, selected_values
-from nanlint.analysis.detector import Detector, _Env
+from nanlint.analysis.detector import Detector, _decided_by_sign, _Env
 from nanlint.analysis.names import binding_at, qualified_name
 from nanlint.analysis.tree import walk
 from nanlint.analysis.values import (
@@ -396,3 +396,16 @@ def test_a_helper_value_feeds_the_value_range() -> None:
             return _pos(y)
     """)
     assert value_range(value, env).lo > 0
+
+
+@pytest.mark.parametrize(
+    ("domain", "by_sign"),
+    [
+        (IntervalSet.point(0.0), True),  # 1 / y
+        (IntervalSet.below(0.0, closed=True), True),  # log, sqrt: infinite at 0, NaN below
+        (IntervalSet.below(0.0, closed=False), True),  # x ** 1.5
+        (IntervalSet.points(-1.0, 1.0), False),  # arcsin: a product's magnitude decides, not its sign
+    ],
+)
+def test_a_products_sign_decides_only_poles_bounded_by_zero(domain, by_sign) -> None:
+    assert _decided_by_sign(domain) is by_sign

@@ -698,6 +698,8 @@ class Detector:
             return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None
         if branch.polarity is not None and self._kept_off_by_condition(branch, use, env):
             return None
+        if branch.polarity is not None and self._reached_through_unrelated_factor(branch, use, env):
+            return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None
         # Compared as values, the condition leaves the pole unselected: provably reachable there.
         confidence = Confidence.HIGH if verdict is not GuardVerdict.UNKNOWN else Confidence.MEDIUM
         if use.via is not None:
@@ -722,6 +724,26 @@ class Detector:
         if not reach.intersect(use.leak_domain).is_empty():
             return False
         return use.op.domain is None or reach.intersect(use.op.domain.complement()).is_empty()
+
+    def _reached_through_unrelated_factor(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        """The argument is a product, and each factor the condition is made of keeps one sign, off 0,
+        where the branch is not selected (`where(omq2 == 0, 0.0, y / (eta * omq2_safe))`). A pole at
+        0, or a domain that ends there, is then reached or not by the other factors' signs alone,
+        and the condition says nothing of them: NAN401's question, not a guard this where misses."""
+        if not _decided_by_sign(use.leak_domain):
+            return False
+        arg_env = _where_computed(use, env)
+        unselected = arg_env.assuming(branch.cond, not branch.polarity)
+        condition_names = self._variables(branch.cond, env, 4)
+        related = unrelated = 0
+        for factor, here in _factors_through_locals(use.arg, unselected):
+            if not self._variables(factor, here, 4) & condition_names:
+                unrelated += 1
+                continue
+            related += 1
+            if IntervalSet.of(value_range(factor, here)).contains(0.0):
+                return False  # a hull without 0 keeps one sign
+        return related > 0 and unrelated > 0
 
     def _result_bounded_where_unselected(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The condition bounds the op's own result where the branch is not selected (`q = a / d`,
@@ -1088,6 +1110,25 @@ def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:
     """The guard selects the pole itself (an edge of the leak domain), not only where the op is NaN."""
     edges = {v for p in domain.parts for v in (p.lo, p.hi) if is_finite_number(v)}
     return any(admitted.contains(edge) for edge in edges)
+
+
+def _decided_by_sign(domain: IntervalSet) -> bool:
+    """A leak domain that only 0 and the infinities bound (`{0}`, `(-inf, 0]`): a product is in it
+    or not by its factors' signs and zeros."""
+    return not domain.is_empty() and all(end in (-INF, 0.0, INF) for part in domain.parts for end in (part.lo, part.hi))
+
+
+def _factors_through_locals(node: cst.BaseExpression, env: "_Env", depth: int = 0) -> list[tuple[cst.BaseExpression, "_Env"]]:
+    """`_factors`, with a local factor replaced by the factors of the product it was assigned, each
+    with the place to read it from."""
+    found = []
+    for factor in _factors(node):
+        made_of = assigned(factor, env) if isinstance(factor, cst.Name) and depth < MAX_INDIRECTION else None
+        if made_of is not None and len(_factors(made_of[0])) > 1:
+            found += _factors_through_locals(made_of[0], made_of[1], depth + 1)
+        else:
+            found.append((factor, env))
+    return found
 
 
 def _where_computed(use: OpUse, env: "_Env") -> "_Env":

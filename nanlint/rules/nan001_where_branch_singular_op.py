@@ -176,8 +176,21 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\njnp.where(x == 0, 0.0, jnp.where(y > 0, 1.0 / jnp.where(x == 0, 1.0, x), 2.0))\n"),
         Valid("import torch\ndef pivot(d, b):\n    inv = torch.where(d > 0, 1 / d, 0.0)\n    return torch.argmin(inv * b, dim=-1)\n"),
         Valid("import jax.numpy as jnp\ndef check(x):\n    r = jnp.where(x > 0, jnp.log(x), 0.0)\n    if r.sum() > 10:\n        raise ValueError\n"),
+        # The factor the condition is about is masked off 0 where the branch is not selected; `eta`
+        # is 0 or not whatever the condition says (NAN401's question).
+        Valid(
+            "import jax.numpy as jnp\ndef f(q, eta, y):\n    omq2 = 1.0 - q * q\n    safe = jnp.where(omq2 == 0.0, 1.0, omq2)\n"
+            "    return jnp.where(omq2 == 0.0, 0.0, y / (eta * safe))\n"
+        ),
+        Valid(
+            "import jax.numpy as jnp\ndef f(q, eta, y):\n    omq2 = 1.0 - q * q\n    d = eta * jnp.where(omq2 == 0.0, 1.0, omq2)\n"
+            "    return jnp.where(omq2 == 0.0, 0.0, -y / d)\n"
+        ),
     )
     INVALID = (
+        # A factor the condition is made of still reaches 0 there: the where is aimed at this pole.
+        Invalid("import jax.numpy as jnp\ndef f(q, eta, y):\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, y / (eta * omq2))\n", line=4),
+        Invalid("import jax.numpy as jnp\ndef f(x, n):\n    return jnp.where(x > 0, jnp.log(x * n), 0.0)\n", line=3),
         # The condition splits a factor of the divisor at 0: the product is 0 there, whatever `tau`.
         Invalid("import jax.numpy as jnp\njnp.where(x == 0, 1.0, 1.0 / (x * tau))\n", line=2),
         # A guard under an `if` may not have run: with `backprop=True` the gradient flows, and with

@@ -57,5 +57,11 @@ class SingularOpUnderUnrelatedCondition(Rule):
         Invalid("import jax.numpy as jnp\njnp.where(mask, jnp.log(p), 0.0)\n", line=2, fixed="import jax.numpy as jnp\njnp.where(mask, jnp.log(jnp.where(mask, p, 1.0)), 0.0)\n"),
         Invalid("import tensorflow as tf\ntf.where(x < low, tf.zeros_like(x), tf.ones_like(x) / scale)\n", line=2),
         Invalid("import tensorflow as tf\ntf.where(tf.broadcast_to(is_call, tf.shape(x)), tf.math.log(x), y)\n", line=2),
+        # The condition keeps `safe` off 0; whether `eta` is 0 there it does not say.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(q, eta, y):\n    omq2 = 1.0 - q * q\n    safe = jnp.where(omq2 == 0.0, 1.0, omq2)\n"
+            "    return jnp.where(omq2 == 0.0, 0.0, y / (eta * safe))\n",
+            line=5,
+        ),
         Invalid("import jax.numpy as jnp\ndef phase(f, p):\n    q = precompute(p)\n    return jnp.where(f <= q[\"fi\"], f / p[\"mass\"], 0.0)\n", line=4),
     )
