@@ -549,6 +549,20 @@ def test_min_confidence_keeps_the_surer_findings(tmp_path, how):
     assert "min-confidence = 'high'" in shown.out
 
 
+def test_a_local_made_by_several_ops_is_reported_by_its_surest_one(tmp_path):
+    # `B_new` divides by `sBs` (related to `sg` only through `s`: medium) and by `sg` (0 is left
+    # unselected: high). The one finding at `B_new` is the high one, with and without the filter.
+    (tmp_path / "m.py").write_text(
+        "import jax.numpy as jnp\ndef update(B, s, g):\n    sBs = s @ B @ s\n    sg = s @ g\n"
+        "    B_new = B - (B @ s) / sBs + (g * g) / sg\n    return jnp.where(sg < -1e-14, B_new, B)\n"
+    )
+    for extra in ([], ["--min-confidence", "high"]):
+        run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", *extra, "m.py", cwd=tmp_path)
+        found = json.loads(run.out)
+        assert [(d["code"], d["location"]["row"], d["confidence"]) for d in found] == [("NAN002", 6, "high")]
+        assert "`(g * g) / sg`" in found[0]["message"]
+
+
 def test_a_bad_min_confidence_is_one_line(tmp_path):
     (tmp_path / "m.py").write_text(CONFIDENCE_SOURCE)
     (tmp_path / "pyproject.toml").write_text('[tool.nanlint]\nmin-confidence = "certain"\n')

@@ -144,11 +144,13 @@ def _primary(site: LeakSite, detector: Detector):
 
 def deduplicated(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Sorted, and each place reported once: one op can sit in two walks, and a local (NAN002) can be
-    computed by several singular ops; its first one stands for the chain, the fix loop reaches the others."""
+    computed by several singular ops; its most confident one, then its first, stands for the chain
+    (so that `--min-confidence high` keeps the finding the default run shows), and the fix loop
+    reaches the others."""
     local = BY_KIND[SiteKind.SINGULAR_LOCAL].CODE
     seen = set()
     out = []
-    for d in sorted(diagnostics, key=Diagnostic.sort_key):
+    for d in sorted(diagnostics, key=lambda d: (d.sort_key(), -d.confidence.rank)):
         key = (d.code, d.location, d.end_location) if d.code == local else (d.code, d.location, d.end_location, d.message)
         if key not in seen:
             seen.add(key)
