@@ -9,8 +9,8 @@ cannot hold a finding. The answer is a list of spans; the detector drops a site 
   `custom_gradient` (JAX, TensorFlow, TFP), registered with `f.defjvp(...)`/`f.defvjp(...)`, wrapped by
   `custom_jvp(f)`, lowered with `lower_fun(f)` as a primitive's implementation, or the `forward` of a
   `torch.autograd.Function`;
-- the `fwd` and `bwd` of `f.defvjp(fwd, bwd)` and a `torch.autograd.Function`'s `backward`: they
-  compute a derivative, and are not differentiated themselves;
+- the `fwd` and `bwd` of `f.defvjp(fwd, bwd)` and a `torch.autograd.Function`'s `backward`, `vjp`
+  and `jvp`: they compute a derivative, and are not differentiated themselves;
 - private helpers (`_name`) that only such functions call, or that are used only under `no_grad`;
 - `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them;
 - the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode (a `tf.while_loop`
@@ -34,9 +34,10 @@ _NO_GRAD = ("no_grad", "inference_mode", "stop_recording")
 _REGISTRATIONS = frozenset({"defjvp", "defvjp", "defjvps"})
 # `f.defjvp(rule)`: rule(*nondiff_args, primals, tangents).
 _JVP_RULE = "defjvp"
-# A torch.autograd.Function's forward runs under no_grad, and its backward is not differentiated
-# (unless a double backward is asked for).
-_AUTOGRAD_METHODS = frozenset({"forward", "backward"})
+# A torch.autograd.Function's forward runs under no_grad; its backward (alias `vjp`) and its
+# forward-mode rule `jvp` compute derivatives, and are not differentiated themselves (unless a
+# higher-order derivative is asked for).
+_AUTOGRAD_METHODS = frozenset({"forward", "backward", "vjp", "jvp"})
 # Who uses a name that is read under no_grad: no gradient is recorded there.
 _NO_GRAD_USER = "<no_grad>"
 _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun"})

@@ -150,6 +150,13 @@ class WhereBranchSingularOp(Rule):
             "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
             "        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
         ),
+        # Nor its forward-mode rule `jvp`, or `vjp`, backward's other name: reverse mode never runs
+        # the first, and runs the second without recording it.
+        Valid(
+            "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def jvp(ctx, t):\n"
+            "        x, = ctx.saved_tensors\n        return (1.0 / x).where(x != 0, -0.5) * t\n"
+            "    @staticmethod\n    def vjp(ctx, g):\n        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
+        ),
         # No cotangent ever comes back to a value that only leaves the graph: a variable assignment
         # (TensorFlow records no gradient through it), an index, a Python test (reach.py).
         Valid(
