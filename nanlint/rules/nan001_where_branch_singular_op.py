@@ -150,6 +150,12 @@ class WhereBranchSingularOp(Rule):
             "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
             "        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
         ),
+        # A condition on a random draw bounds what is computed from that draw (`u > 0.5` where the
+        # branch is not selected: the base is above 1).
+        Valid(
+            "import torch\ndef sbx(p, eta):\n    u = torch.rand_like(p)\n"
+            "    return torch.where(u <= 0.5, (2 * u) ** (1.0 / (eta + 1.0)), (1 / (2 * (1.0 - u))) ** (1.0 / (eta + 1.0)))\n"
+        ),
         # Nor its forward-mode rule `jvp`, or `vjp`, backward's other name: reverse mode never runs
         # the first, and runs the second without recording it.
         Valid(
@@ -195,6 +201,8 @@ class WhereBranchSingularOp(Rule):
         ),
     )
     INVALID = (
+        # ... and leaves its pole unselected when it does not keep the draw off it.
+        Invalid("import torch\ndef f(x):\n    u = torch.rand_like(x)\n    return torch.where(u > 0.5, torch.log(u), 0.0)\n", line=4),
         # A factor the condition is made of still reaches 0 there: the where is aimed at this pole.
         Invalid("import jax.numpy as jnp\ndef f(q, eta, y):\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, y / (eta * omq2))\n", line=4),
         Invalid("import jax.numpy as jnp\ndef f(x, n):\n    return jnp.where(x > 0, jnp.log(x * n), 0.0)\n", line=3),
