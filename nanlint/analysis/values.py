@@ -58,6 +58,7 @@ from nanlint.catalog.tables import (
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
     RANGES,
+    REMAINDERS,
     SCALAR_ANNOTATIONS,
     SHAPE_ONLY_METHODS,
     STOP_GRADIENT,
@@ -502,6 +503,8 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         return _raised(value_range(operand, env, depth + 1), 2)
     if bound is not None:
         return Interval(bound[0], INF, bound[1], False)
+    if leaf in REMAINDERS and operand is not None and len(extra) == 1:
+        return _remainder(value_range(operand, env, depth + 1), value_range(extra[0], env, depth + 1), REMAINDERS[leaf])
     if leaf in ("power", "pow") and operand is not None and len(extra) == 1:
         return _power_range(operand, extra[0], env, depth + 1)
     if leaf in RANGES and qualified is not None:
@@ -617,11 +620,26 @@ def _binary_range(node: cst.BinaryOperation, env: Env, depth: int) -> Interval:
         return _add(left, _negate(right))
     if isinstance(op, cst.Multiply):
         return _product(left, right)
+    if isinstance(op, cst.Modulo):
+        return _remainder(left, right, REMAINDERS["mod"])
     if isinstance(op, cst.Divide) and (right.lo > 0 or right.hi < 0):
         return _product(left, _reciprocal(right))
     if isinstance(op, cst.Divide) and (right.lo >= 0 or right.hi <= 0):
         return _quotient_sign(left, right)
     return _UNKNOWN
+
+
+def _remainder(dividend: Interval, divisor: Interval, dividends_sign: bool) -> Interval:
+    """`a % m` for a divisor off 0: below |m| in size, with the divisor's sign, or with the
+    dividend's for `fmod` (`fmod(|t|, 500)` is in [0, 500))."""
+    if not (divisor.lo > 0 or divisor.hi < 0):
+        return _UNKNOWN
+    size = max(abs(divisor.lo), abs(divisor.hi))
+    if dividends_sign:
+        lo = 0.0 if dividend.lo >= 0 else -size
+        hi = 0.0 if dividend.hi <= 0 else size
+        return Interval(lo, hi, lo == 0.0, hi == 0.0)
+    return Interval(0.0, size, True, False) if divisor.lo > 0 else Interval(-size, 0.0, False, True)
 
 
 def _quotient_sign(left: Interval, right: Interval) -> Interval:

@@ -1029,6 +1029,10 @@ NEGATIONS = frozenset({"neg", "negative"})
 # Sums of two by last name, for value ranges (`jnp.add(a, b)`, `x.add_(eps)`); not with torch's
 # `alpha=`, which scales the second.
 ADDITIONS = frozenset({"add", "add_"})
+# Remainders by last name -> whether the result takes the dividend's sign (C's `fmod`, TensorFlow's
+# `truncatemod`) rather than the divisor's (`%`, `mod`, `remainder`, `floormod`). Either way it is
+# smaller in size than the divisor: `t % 500` is in [0, 500).
+REMAINDERS = {"mod": False, "remainder": False, "floormod": False, "fmod": True, "truncatemod": True}
 # Evenly spaced counts from a start (`arange(1, n)` >= 1 with a positive step): their value range.
 RANGES = frozenset({"arange", "range"})
 # Constructors of a constant: their value, by last name (`full_like` is its fill value).

@@ -150,6 +150,10 @@ class WhereBranchSingularOp(Rule):
             "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
             "        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
         ),
+        # A remainder is smaller than its divisor: `t % 500` is in [0, 500) (the divisor's sign),
+        # `fmod(t, 500)` in (-500, 500) (the dividend's).
+        Valid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(500 - t % 500), 0.0)\n"),
+        Valid("import torch\ndef f(t):\n    return torch.where(t > 1, torch.sqrt(500 - torch.fmod(t, 500)), 0.0)\n"),
         # A condition on a random draw bounds what is computed from that draw (`u > 0.5` where the
         # branch is not selected: the base is above 1).
         Valid(
@@ -201,6 +205,8 @@ class WhereBranchSingularOp(Rule):
         ),
     )
     INVALID = (
+        # ... but reaches 0.
+        Invalid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(t % 500), 0.0)\n", line=3),
         # ... and leaves its pole unselected when it does not keep the draw off it.
         Invalid("import torch\ndef f(x):\n    u = torch.rand_like(x)\n    return torch.where(u > 0.5, torch.log(u), 0.0)\n", line=4),
         # A factor the condition is made of still reaches 0 there: the where is aimed at this pole.
