@@ -227,6 +227,16 @@ def test_imports_are_read_wherever_they_are() -> None:
     assert imports.renamed["w"] == "where" and imports.renamed["c"] == "b"
 
 
+def test_a_local_bound_to_an_array_api_namespace_names_its_module() -> None:
+    imports = scan_imports(
+        "from array_api_compat import array_namespace\nimport array_api_compat as aac\n"
+        "def f(x):\n    xp = array_namespace(x)\n    ns = aac.get_namespace(x)\n    yp = x.__array_namespace__()\n"
+        "    zp = namespace_of(x)\n"
+    )
+    assert {name: imports.targets[name] for name in ("xp", "ns", "yp")} == dict.fromkeys(("xp", "ns", "yp"), {"jax.numpy"})
+    assert "zp" not in imports.targets and "jax" in imports.frameworks
+
+
 def test_a_syntax_error_in_a_statement_with_a_select_is_reported_by_python() -> None:
     linter = Checker(Settings())
     result = linter.check_source("import jax.numpy as jnp\n\ndef f(x:\n    return jnp.where(x > 0, x, 0)\n", "m.py")

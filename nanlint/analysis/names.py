@@ -17,6 +17,7 @@ from typing import Callable, Iterator, Optional
 import libcst as cst
 
 from nanlint.analysis.tree import UnitTree, children
+from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD
 
 Place = int
 
@@ -372,17 +373,42 @@ def bindings_reaching(scope: Scope, name: str, at: Place) -> list[Binding]:
 
 
 def qualified_name(node: cst.CSTNode, scope: Scope, at: Place) -> Optional[str]:
-    """`jnp.linalg.norm` -> `jax.numpy.linalg.norm` when `jnp` is an import visible here, else None."""
+    """`jnp.linalg.norm` -> `jax.numpy.linalg.norm` when `jnp` is an import visible here, or a local
+    bound to an array API namespace (`xp = array_namespace(x)`: catalog.tables), else None."""
+    attrs, root = _dotted_parts(node)
+    binding = binding_at(scope, root.value, at) if root is not None else None
+    if binding is None:
+        return None
+    module = binding.imported
+    if module is None and isinstance(binding.value, cst.Call) and _gets_namespace(binding.value, scope, binding.place):
+        module = ARRAY_API_MODULE
+    return ".".join([module, *attrs]) if module is not None else None
+
+
+def _imported_name(node: cst.CSTNode, scope: Scope, at: Place) -> Optional[str]:
+    """`qualified_name` through imports alone."""
+    attrs, root = _dotted_parts(node)
+    binding = binding_at(scope, root.value, at) if root is not None else None
+    if binding is None or binding.imported is None:
+        return None
+    return ".".join([binding.imported, *attrs])
+
+
+def _gets_namespace(call: cst.Call, scope: Scope, at: Place) -> bool:
+    """`array_namespace(x)`, `x.__array_namespace__()`: the call returns an array API namespace."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == NAMESPACE_METHOD:
+        return True
+    return _imported_name(func, scope, at) in NAMESPACE_GETTERS
+
+
+def _dotted_parts(node: cst.CSTNode) -> tuple[list[str], Optional[cst.Name]]:
+    """The attributes after the first name, and that name (None when it is not names and dots)."""
     attrs: list[str] = []
     while isinstance(node, cst.Attribute):
         attrs.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    binding = binding_at(scope, node.value, at)
-    if binding is None or binding.imported is None:
-        return None
-    return ".".join([binding.imported, *reversed(attrs)])
+    return attrs[::-1], node if isinstance(node, cst.Name) else None
 
 
 def leaf_name(func: cst.CSTNode) -> Optional[str]:

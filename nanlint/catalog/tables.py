@@ -1029,6 +1029,14 @@ NEGATIONS = frozenset({"neg", "negative"})
 # Sums of two by last name, for value ranges (`jnp.add(a, b)`, `x.add_(eps)`); not with torch's
 # `alpha=`, which scales the second.
 ADDITIONS = frozenset({"add", "add_"})
+# The array API standard's ways to get the namespace of an array: functions that return it
+# (`xp = array_namespace(x)`) and the array's own method (`x.__array_namespace__()`). The standard
+# names its functions as jax.numpy does, with the same values and derivatives (`xp.where`,
+# `xp.log`, `xp.expm1`), so a local so bound is read as that module, whichever framework's arrays
+# it is given at run time.
+NAMESPACE_GETTERS = frozenset({"array_api_compat.array_namespace", "array_api_compat.get_namespace"})
+NAMESPACE_METHOD = "__array_namespace__"
+ARRAY_API_MODULE = "jax.numpy"
 # Remainders by last name -> whether the result takes the dividend's sign (C's `fmod`, TensorFlow's
 # `truncatemod`) rather than the divisor's (`%`, `mod`, `remainder`, `floormod`). Either way it is
 # smaller in size than the divisor: `t % 500` is in [0, 500).

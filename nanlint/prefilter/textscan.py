@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from nanlint.catalog.tables import framework_of
+from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD, framework_of
 
 # `import a.b as c, d` and `from m import (x as y, z)`: at any indentation, after `;` or `try:`,
 # continued by a backslash. Text in strings that looks like an import only adds names: harmless.
@@ -23,6 +23,8 @@ _COMMENT = re.compile(r"#[^\n]*")
 _AS = re.compile(r"\bas\b")
 _ALIAS = re.compile(r"([\w.]+)(?:\s+as\s+(\w+))?")
 _SPACED_DOT = re.compile(r"[ \t]*\.[ \t]*")  # `jax . numpy` is `jax.numpy`
+# `xp = array_namespace(x)`, `xp = x.__array_namespace__()`: a local that names an array module.
+_NAMESPACE_LOCAL = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*([\w.]+)[ \t]*\(", re.M)
 
 @dataclass(frozen=True)
 class Imports:
@@ -65,7 +67,21 @@ def scan_imports(source: str) -> Imports:
                 targets.setdefault(alias or name, set()).add(f"{module}.{name}")
                 if alias and alias != name:
                     renamed[alias] = name
+    if "namespace" in source:
+        _note_namespace_locals(source, targets, frameworks)
     return Imports(frozenset(frameworks), renamed, {n: frozenset(t) for n, t in targets.items()})
+
+
+def _note_namespace_locals(source: str, targets: dict[str, set[str]], frameworks: set[str]) -> None:
+    """Names assigned an array API namespace anywhere in the file stand for its module, as an import
+    would (names.py tells which binding holds one where)."""
+    for match in _NAMESPACE_LOCAL.finditer(source):
+        name, callee = match.groups()
+        first, _, rest = callee.partition(".")
+        getters = {f"{target}.{rest}" if rest else target for target in targets.get(first, ())}
+        if callee.rsplit(".", 1)[-1] == NAMESPACE_METHOD or getters & NAMESPACE_GETTERS:
+            targets.setdefault(name, set()).add(ARRAY_API_MODULE)
+            _note_framework(ARRAY_API_MODULE, frameworks)
 
 
 def _without_spaced_dots(dotted: str) -> str:

@@ -150,6 +150,9 @@ class WhereBranchSingularOp(Rule):
             "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
             "        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
         ),
+        # A namespace local that is bound to something else is no array module; nor is a call of a
+        # local that merely shares a name with the one it is assigned to (`force = force(r)`).
+        Valid("def f(y, get):\n    xp = get(y)\n    return xp.where(y > 0, xp.sqrt(y), 0.0)\n"),
         # A remainder is smaller than its divisor: `t % 500` is in [0, 500) (the divisor's sign),
         # `fmod(t, 500)` in (-500, 500) (the dividend's).
         Valid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(500 - t % 500), 0.0)\n"),
@@ -205,6 +208,13 @@ class WhereBranchSingularOp(Rule):
         ),
     )
     INVALID = (
+        Invalid("def f(y):\n    xp = y.__array_namespace__()\n    return xp.where(y > 0, xp.sqrt(y), 0.0)\n", line=3),
+        # A local assigned a call of itself resolves to nothing, and the file is still read.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(force_fn, r):\n    force = force_fn(r)\n    force = force(r)\n"
+            "    n = jnp.linalg.norm(force)\n    return jnp.where(n > 1.0, force / n, force)\n",
+            line=6,
+        ),
         # ... but reaches 0.
         Invalid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(t % 500), 0.0)\n", line=3),
         # ... and leaves its pole unselected when it does not keep the draw off it.

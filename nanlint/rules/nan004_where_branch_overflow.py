@@ -66,6 +66,14 @@ class WhereBranchOverflow(Rule):
         ),
     )
     INVALID = (
+        # An array API namespace (`xp = array_namespace(y)`) names its functions as jax.numpy does.
+        Invalid(
+            "from array_api_compat import array_namespace\ndef inverse_softplus(y):\n    xp = array_namespace(y)\n"
+            "    return xp.where(y > 80.0, y, xp.log(xp.expm1(y)))\n",
+            line=4,
+            fixed="from array_api_compat import array_namespace\ndef inverse_softplus(y):\n    xp = array_namespace(y)\n"
+            "    return xp.where(y > 80.0, y, xp.log(xp.where(y > 80.0, 1.0, xp.expm1(xp.where(y > 80.0, 0.0, y)))))\n",
+        ),
         Invalid(
             "import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(x) - 1)\n",
             line=2,
