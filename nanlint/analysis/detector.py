@@ -896,10 +896,11 @@ class Detector:
             if attribute is not None:
                 found.add(attribute)  # self.low: a field is a variable of its own
             elif depth > 0 and binding is not None and binding.value is not None and binding.place < env.place:
-                made_of = self._variables(binding.value, env.at(binding.place), depth - 1)
+                there = env.at(binding.place)
+                made_of = self._variables(binding.value, there, depth - 1)
                 # A random draw is made of no data, and is a variable of its own: a condition on
                 # `u = rand_like(x)` bounds `2 * u`.
-                found |= made_of or ({name.value} if _draws_at_random(binding.value, env) else set())
+                found |= made_of or ({name.value} if _draws_at_random(binding.value, there) else set())
             else:
                 found.add(name.value)
         return found

@@ -28,7 +28,8 @@ _NAMESPACE_LOCAL = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*([\w.]+)[ \t]*\(", re.M
 
 @dataclass(frozen=True)
 class Imports:
-    """The names a file's import statements bind (anywhere in it) and the frameworks they come from."""
+    """The names a file's import statements bind (anywhere in it) and the frameworks they come from;
+    and the names it assigns an array API namespace (`xp = array_namespace(x)`), which stand for one."""
 
     frameworks: frozenset[str] = frozenset()
     # alias -> the imported name's last part, for `from jax.numpy import sqrt as s`.

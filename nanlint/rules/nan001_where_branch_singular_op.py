@@ -208,6 +208,7 @@ class WhereBranchSingularOp(Rule):
         ),
     )
     INVALID = (
+        # An array API namespace is an array module (point 67), as `jnp` is.
         Invalid("def f(y):\n    xp = y.__array_namespace__()\n    return xp.where(y > 0, xp.sqrt(y), 0.0)\n", line=3),
         # A local assigned a call of itself resolves to nothing, and the file is still read.
         Invalid(
@@ -215,9 +216,9 @@ class WhereBranchSingularOp(Rule):
             "    n = jnp.linalg.norm(force)\n    return jnp.where(n > 1.0, force / n, force)\n",
             line=6,
         ),
-        # ... but reaches 0.
+        # A remainder of a positive divisor reaches 0.
         Invalid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(t % 500), 0.0)\n", line=3),
-        # ... and leaves its pole unselected when it does not keep the draw off it.
+        # A condition on a random draw that leaves the draw's pole unselected.
         Invalid("import torch\ndef f(x):\n    u = torch.rand_like(x)\n    return torch.where(u > 0.5, torch.log(u), 0.0)\n", line=4),
         # A factor the condition is made of still reaches 0 there: the where is aimed at this pole.
         Invalid("import jax.numpy as jnp\ndef f(q, eta, y):\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, y / (eta * omq2))\n", line=4),
