@@ -260,6 +260,17 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         # A tensor made of a value has that value.
         ("jnp.array(2.0) - jnp.abs(x)", -INF, 2.0),
         ("jnp.array(EPS, dtype=jnp.float32)", 1e-6, 1e-6),
+        # Sizes are counts (point 68).
+        ("x.shape[0] + 1.0", 1.0, INF),
+        ("len(x) + x.ndim", 0.0, INF),
+        ("jnp.size(x) - 1", -1.0, INF),
+        # A factor written more than once is raised to its count (point 69); two draws are two values.
+        ("2.0 * x.shape[1] * x * x", 0.0, INF),
+        ("-x * x * x", -INF, INF),
+        ("jax.random.normal(k, (3,)) * jax.random.normal(k, (3,))", -INF, INF),
+        # A remainder is smaller than its divisor (point 66).
+        ("500.0 - jnp.fmod(jnp.abs(x), 500.0)", 0.0, 500.0),
+        ("x % 3.0", 0.0, 3.0),
     ],
 )
 def test_value_ranges(expression: str, low: float, high: float) -> None:

@@ -47,6 +47,7 @@ from nanlint.analysis.values import (
     constant_value,
     cuts_gradient,
     depends_on_data,
+    draws_at_random,
     is_configuration,
     is_epsilon,
     is_epsilon_shifted,
@@ -63,7 +64,6 @@ from nanlint.catalog.tables import (
     LOWER_KEYWORDS,
     METADATA_ATTRS,
     OPS,
-    RANDOM_NAME,
     SHAPE_ARG,
     UPPER_CLAMPS,
     UPPER_KEYWORDS,
@@ -865,7 +865,7 @@ class Detector:
         independent of the data, so where it leaves a branch unselected the argument takes every
         value it takes at all, its pole included if it reaches it."""
         parts = [cond] + [value[0] for name in _loads(cond) if (value := assigned(name, env)) is not None]
-        return any(_draws_at_random(part, env) for part in parts)
+        return any(draws_at_random(part, env) for part in parts)
 
     def _tests_a_factor_at_its_zero(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The condition splits a factor of the argument at 0 (`where(x == 0, c, 1 / (x * tau))`): a
@@ -900,7 +900,7 @@ class Detector:
                 made_of = self._variables(binding.value, there, depth - 1)
                 # A random draw is made of no data, and is a variable of its own: a condition on
                 # `u = rand_like(x)` bounds `2 * u`.
-                found |= made_of or ({name.value} if _draws_at_random(binding.value, there) else set())
+                found |= made_of or ({name.value} if draws_at_random(binding.value, there) else set())
             else:
                 found.add(name.value)
         return found
@@ -1110,14 +1110,6 @@ def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:
     """The guard selects the pole itself (an edge of the leak domain), not only where the op is NaN."""
     edges = {v for p in domain.parts for v in (p.lo, p.hi) if is_finite_number(v)}
     return any(admitted.contains(edge) for edge in edges)
-
-
-def _draws_at_random(node: cst.CSTNode, env: "_Env") -> bool:
-    """Whether an expression holds a random draw (`uniform(key, shape)`, `torch.rand_like(x)`)."""
-    return any(
-        isinstance(part, cst.Call) and RANDOM_NAME.search(env.qualified(part.func) or leaf_name(part.func) or "") is not None
-        for part in walk(node)
-    )
 
 
 def _decided_by_sign(domain: IntervalSet) -> bool:

@@ -13,6 +13,7 @@ Four questions the detector asks about a singular op and its argument:
 
 from __future__ import annotations
 
+import collections
 import math
 import re
 from typing import NamedTuple, Optional, Protocol
@@ -29,6 +30,7 @@ from nanlint.analysis.syntax import (
     positional,
     string_value,
 )
+from nanlint.analysis.tree import walk
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.tables import (
     ABSOLUTE_VALUES,
@@ -41,6 +43,10 @@ from nanlint.catalog.tables import (
     CASTS,
     CONSTANT_CONSTRUCTORS,
     CONSTANT_NAME,
+    COUNT_ATTRIBUTES,
+    COUNT_BUILTINS,
+    COUNT_FUNCTIONS,
+    COUNT_METHODS,
     DTYPE_ARGUMENT_OF_FUNCTION,
     DTYPE_ARGUMENT_OF_METHOD,
     FILL_ARGUMENT,
@@ -57,10 +63,12 @@ from nanlint.catalog.tables import (
     NUMBER_BUILTINS,
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
+    RANDOM_NAME,
     RANGES,
     REMAINDERS,
     SCALAR_ANNOTATIONS,
     SHAPE_ONLY_METHODS,
+    SHAPES,
     STOP_GRADIENT,
     SUM_METHODS,
     SUMS,
@@ -438,6 +446,8 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
         return Interval(0.0, INF, False, False)  # `eps`, `finfo(dtype).eps`: small and positive
     if isinstance(node, cst.Name):
         return _UNKNOWN
+    if _is_count(node, env):
+        return Interval(0.0, INF, True, False)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return _negate(value_range(node.expression, env, depth + 1))
     if isinstance(node, cst.BinaryOperation):
@@ -459,6 +469,24 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
 
 
 _UNKNOWN = Interval(-INF, INF, False, False)
+
+
+def _is_count(node: cst.BaseExpression, env: Env) -> bool:
+    """A size, which is never negative: `x.shape[0]`, `tf.shape(x)[-1]`, `x.ndim`, `x.size(1)`,
+    `x.numel()`, `len(x)`, `tf.size(x)`."""
+    if isinstance(node, cst.Subscript):
+        held = node.value
+        if isinstance(held, cst.Attribute):
+            return held.attr.value in SHAPES
+        return isinstance(held, cst.Call) and env.qualified(held.func) is not None and leaf_name(held.func) in SHAPES
+    if isinstance(node, cst.Attribute):
+        return env.qualified(node) is None and node.attr.value in COUNT_ATTRIBUTES
+    if isinstance(node, cst.Call):
+        qualified, method, leaf, _, _ = call_parts(node, env)
+        if method is not None:
+            return method in COUNT_METHODS
+        return (qualified is not None and leaf in COUNT_FUNCTIONS) or is_builtin(node.func, COUNT_BUILTINS, env)
+    return False
 # Elementwise clamps (not `max`/`min`, which may be reductions over an axis).
 _CLAMPS = (LOWER_CLAMPS | UPPER_CLAMPS | {"clip", "clamp", "clip_by_value"}) - {"max", "min"}
 
@@ -606,8 +634,10 @@ def _binary_range(node: cst.BinaryOperation, env: Env, depth: int) -> Interval:
     op = node.operator
     if isinstance(op, cst.Power):
         return _power_range(node.left, node.right, env, depth + 1)
-    if isinstance(op, cst.Multiply) and env.code(node.left) == env.code(node.right):
-        return _raised(value_range(node.left, env, depth + 1), 2)  # x * x
+    if isinstance(op, cst.Multiply):
+        repeated = _repeated_product(node, env, depth)
+        if repeated is not None:
+            return repeated  # x * x, 2 * n * d * d
     if isinstance(op, cst.Subtract) and _is_reduction_of(node.right, node.left, UPPER_REDUCTIONS, env):
         return Interval(-INF, 0.0, False, True)  # x - max(x), x - logsumexp(x)
     if isinstance(op, cst.Subtract) and _is_reduction_of(node.right, node.left, LOWER_REDUCTIONS, env):
@@ -627,6 +657,34 @@ def _binary_range(node: cst.BinaryOperation, env: Env, depth: int) -> Interval:
     if isinstance(op, cst.Divide) and (right.lo >= 0 or right.hi <= 0):
         return _quotient_sign(left, right)
     return _UNKNOWN
+
+
+def _repeated_product(node: cst.BinaryOperation, env: Env, depth: int) -> Optional[Interval]:
+    """A product in which a factor is written more than once, as the product of each factor's
+    power (`2 * n * d * d` is 2 * n * d**2, never negative for a count `n`); None when every factor
+    is written once."""
+    factors, pending = [], [node]
+    while pending:
+        part = pending.pop()
+        if isinstance(part, cst.BinaryOperation) and isinstance(part.operator, cst.Multiply):
+            pending += [part.right, part.left]
+        else:
+            factors.append(part)
+    powers = collections.Counter(env.code(factor) for factor in factors)
+    if max(powers.values()) < 2 or any(draws_at_random(factor, env) for factor in factors):
+        return None  # two draws written alike are two values
+    reach = Interval(1.0, 1.0)
+    for factor in {env.code(factor): factor for factor in factors}.values():
+        reach = _product(reach, _raised(value_range(factor, env, depth + 1), powers[env.code(factor)]))
+    return reach
+
+
+def draws_at_random(node: cst.CSTNode, env: Env) -> bool:
+    """Whether an expression holds a random draw (`uniform(key, shape)`, `torch.rand_like(x)`)."""
+    return any(
+        isinstance(part, cst.Call) and RANDOM_NAME.search(env.qualified(part.func) or leaf_name(part.func) or "") is not None
+        for part in walk(node)
+    )
 
 
 def _remainder(dividend: Interval, divisor: Interval, dividends_sign: bool) -> Interval:

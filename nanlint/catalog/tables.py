@@ -1037,6 +1037,14 @@ ADDITIONS = frozenset({"add", "add_"})
 NAMESPACE_GETTERS = frozenset({"array_api_compat.array_namespace", "array_api_compat.get_namespace"})
 NAMESPACE_METHOD = "__array_namespace__"
 ARRAY_API_MODULE = "jax.numpy"
+# Sizes, which are counts and never negative: `x.shape[0]`, `tf.shape(x)[0]`, `x.ndim`, `x.size`
+# (NumPy's and JAX's attribute), `x.size(1)`, `x.numel()` (torch's methods), `len(x)`,
+# `jnp.size(x)`, `tf.size(x)`. By last name.
+SHAPES = frozenset({"shape"})
+COUNT_ATTRIBUTES = frozenset({"ndim", "size"})
+COUNT_METHODS = frozenset({"size", "numel", "nelement", "dim", "ndimension"})
+COUNT_FUNCTIONS = frozenset({"size", "ndim", "numel"})
+COUNT_BUILTINS = frozenset({"len"})
 # Remainders by last name -> whether the result takes the dividend's sign (C's `fmod`, TensorFlow's
 # `truncatemod`) rather than the divisor's (`%`, `mod`, `remainder`, `floormod`). Either way it is
 # smaller in size than the divisor: `t % 500` is in [0, 500).
