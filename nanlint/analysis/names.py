@@ -372,34 +372,32 @@ def bindings_reaching(scope: Scope, name: str, at: Place) -> list[Binding]:
     return []
 
 
-def qualified_name(node: cst.CSTNode, scope: Scope, at: Place) -> Optional[str]:
-    """`jnp.linalg.norm` -> `jax.numpy.linalg.norm` when `jnp` is an import visible here, or a local
-    bound to an array API namespace (`xp = array_namespace(x)`: catalog.tables), else None."""
+def qualified_name(node: cst.CSTNode, scope: Scope, at: Place, namespaces: bool = True) -> Optional[str]:
+    """`jnp.linalg.norm` -> `jax.numpy.linalg.norm` when `jnp` is an import visible here, or (with
+    `namespaces`) a local bound to an array API namespace (`xp = array_namespace(x)`:
+    catalog.tables), else None."""
     attrs, root = _dotted_parts(node)
     binding = binding_at(scope, root.value, at) if root is not None else None
     if binding is None:
         return None
     module = binding.imported
-    if module is None and isinstance(binding.value, cst.Call) and _gets_namespace(binding.value, scope, binding.place):
+    if module is None and namespaces and isinstance(binding.value, cst.Call) and _gets_namespace(binding.value, scope, binding.place):
         module = ARRAY_API_MODULE
     return ".".join([module, *attrs]) if module is not None else None
 
 
-def _imported_name(node: cst.CSTNode, scope: Scope, at: Place) -> Optional[str]:
-    """`qualified_name` through imports alone."""
-    attrs, root = _dotted_parts(node)
-    binding = binding_at(scope, root.value, at) if root is not None else None
-    if binding is None or binding.imported is None:
-        return None
-    return ".".join([binding.imported, *attrs])
+_GETTER_LEAVES = frozenset(getter.rsplit(".", 1)[-1] for getter in NAMESPACE_GETTERS)
 
 
 def _gets_namespace(call: cst.Call, scope: Scope, at: Place) -> bool:
-    """`array_namespace(x)`, `x.__array_namespace__()`: the call returns an array API namespace."""
+    """`array_namespace(x)`, `x.__array_namespace__()`: the call returns an array API namespace. The
+    getter is resolved through imports alone, so `f = f(x)` never asks about itself; and only a call
+    named like one is resolved at all (most locals are bound to calls)."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == NAMESPACE_METHOD:
+    leaf = leaf_name(func)
+    if leaf == NAMESPACE_METHOD and isinstance(func, cst.Attribute):
         return True
-    return _imported_name(func, scope, at) in NAMESPACE_GETTERS
+    return leaf in _GETTER_LEAVES and qualified_name(func, scope, at, namespaces=False) in NAMESPACE_GETTERS
 
 
 def _dotted_parts(node: cst.CSTNode) -> tuple[list[str], Optional[cst.Name]]:

@@ -670,12 +670,13 @@ def _repeated_product(node: cst.BinaryOperation, env: Env, depth: int) -> Option
             pending += [part.right, part.left]
         else:
             factors.append(part)
-    powers = collections.Counter(env.code(factor) for factor in factors)
+    codes = [env.code(factor) for factor in factors]
+    powers = collections.Counter(codes)
     if max(powers.values()) < 2 or any(draws_at_random(factor, env) for factor in factors):
         return None  # two draws written alike are two values
     reach = Interval(1.0, 1.0)
-    for factor in {env.code(factor): factor for factor in factors}.values():
-        reach = _product(reach, _raised(value_range(factor, env, depth + 1), powers[env.code(factor)]))
+    for code, factor in dict(zip(codes, factors)).items():
+        reach = _product(reach, _raised(value_range(factor, env, depth + 1), powers[code]))
     return reach
 
 
