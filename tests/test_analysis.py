@@ -264,9 +264,13 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("x.shape[0] + 1.0", 1.0, INF),
         ("len(x) + x.ndim", 0.0, INF),
         ("jnp.size(x) - 1", -1.0, INF),
-        # A factor written more than once is raised to its count (point 69); two draws are two values.
+        # A factor written more than once is raised to its count (point 68); two draws are two values.
         ("2.0 * x.shape[1] * x * x", 0.0, INF),
         ("-x * x * x", -INF, INF),
+        # A negation is a factor of -1, wherever it is written (point 69): `-d * d` is -(d * d).
+        ("-x * x", -INF, 0.0),
+        ("-2.0 * x * x", -INF, 0.0),
+        ("x * -(x * x.shape[0]) * -x * x", 0.0, INF),
         ("jax.random.normal(k, (3,)) * jax.random.normal(k, (3,))", -INF, INF),
         # A remainder is smaller than its divisor (point 66).
         ("500.0 - jnp.fmod(jnp.abs(x), 500.0)", 0.0, 500.0),

@@ -661,13 +661,16 @@ def _binary_range(node: cst.BinaryOperation, env: Env, depth: int) -> Interval:
 
 def _repeated_product(node: cst.BinaryOperation, env: Env, depth: int) -> Optional[Interval]:
     """A product in which a factor is written more than once, as the product of each factor's
-    power (`2 * n * d * d` is 2 * n * d**2, never negative for a count `n`); None when every factor
-    is written once."""
-    factors, pending = [], [node]
+    power (`2 * n * d * d` is 2 * n * d**2, never negative for a count `n`; `-d * d` is -(d**2),
+    a negation being a factor of -1); None when every factor is written once."""
+    factors, pending, negated = [], [node], False
     while pending:
         part = pending.pop()
         if isinstance(part, cst.BinaryOperation) and isinstance(part.operator, cst.Multiply):
             pending += [part.right, part.left]
+        elif isinstance(part, cst.UnaryOperation) and isinstance(part.operator, cst.Minus):
+            pending.append(part.expression)
+            negated = not negated
         else:
             factors.append(part)
     codes = [env.code(factor) for factor in factors]
@@ -677,7 +680,7 @@ def _repeated_product(node: cst.BinaryOperation, env: Env, depth: int) -> Option
     reach = Interval(1.0, 1.0)
     for code, factor in dict(zip(codes, factors)).items():
         reach = _product(reach, _raised(value_range(factor, env, depth + 1), powers[code]))
-    return reach
+    return _negate(reach) if negated else reach
 
 
 def draws_at_random(node: cst.CSTNode, env: Env) -> bool:
