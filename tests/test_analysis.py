@@ -272,6 +272,13 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("-2.0 * x * x", -INF, 0.0),
         ("x * -(x * x.shape[0]) * -x * x", 0.0, INF),
         ("jax.random.normal(k, (3,)) * jax.random.normal(k, (3,))", -INF, INF),
+        # Log-probabilities are never positive; a subscript or a gather picks some of a value's
+        # elements, and keeps its range (point 70).
+        ("jax.nn.log_softmax(x, axis=-1)", -INF, 0.0),
+        ("jax.nn.log_sigmoid(x) + 1.0", -INF, 1.0),
+        ("jnp.exp(x)[..., 0]", 0.0, INF),
+        ("jnp.take_along_axis(jnp.abs(x), x.argmax(axis=-1), axis=-1)", 0.0, INF),
+        ("x.log_softmax(-1).gather(-1, x.argmax(-1))", -INF, 0.0),
         # A remainder is smaller than its divisor (point 66).
         ("500.0 - jnp.fmod(jnp.abs(x), 500.0)", 0.0, 500.0),
         ("x % 3.0", 0.0, 3.0),
@@ -281,6 +288,13 @@ def test_value_ranges(expression: str, low: float, high: float) -> None:
     value, env = returned(f"import jax\nimport jax.numpy as jnp\nEPS = 1e-6\ndef f(x):\n    return {expression}\n")
     reach = value_range(value, env)
     assert (reach.lo, reach.hi) == (pytest.approx(low), pytest.approx(high))
+
+
+def test_a_function_the_file_defines_is_not_read_by_its_name() -> None:
+    """`log_softmax` written in the file may compute anything: only a library's is never positive."""
+    value, env = returned("import jax.numpy as jnp\ndef log_softmax(x):\n    return 100.0 * x\ndef f(x):\n    return log_softmax(x)\n")
+    reach = value_range(value, env)
+    assert (reach.lo, reach.hi) == (-INF, INF)
 
 
 def test_a_rebinding_reads_the_binding_before_it() -> None:

@@ -36,6 +36,7 @@ from nanlint.catalog.tables import (
     ABSOLUTE_VALUES,
     ADDITIONS,
     ANNOTATIONS_WITHOUT_GRADIENT,
+    BOUNDED_ABOVE_BY_ZERO,
     BOUNDED_BELOW_FUNCTIONS,
     BOUNDED_BELOW_METHODS,
     BOUNDED_FUNCTIONS,
@@ -49,6 +50,7 @@ from nanlint.catalog.tables import (
     COUNT_METHODS,
     DTYPE_ARGUMENT_OF_FUNCTION,
     DTYPE_ARGUMENT_OF_METHOD,
+    ELEMENT_PICKS,
     FILL_ARGUMENT,
     HOST_MODULES,
     INCREASING_FUNCTIONS,
@@ -456,6 +458,8 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
         return _call_range(node, env, depth + 1)
     if isinstance(node, cst.IfExp):
         return _hull(value_range(node.body, env, depth + 1), value_range(node.orelse, env, depth + 1))
+    if isinstance(node, cst.Subscript):
+        return value_range(node.value, env, depth + 1)  # some of its elements: `lp[..., 0]`
     if isinstance(node, cst.Imaginary):
         # Ranges are of the real part, data being real: `1j * phase` has none, so `exp(1j * phase)`
         # (|exp| = 1) cannot overflow; a pole at 0 needs the real part at 0, which stays possible.
@@ -517,6 +521,10 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
     if leaf in BOUNDED_FUNCTIONS and (qualified is not None or not extra):
         lo, hi = BOUNDED_FUNCTIONS[leaf]
         return Interval(lo, hi)
+    if leaf in BOUNDED_ABOVE_BY_ZERO and (qualified is not None or method is not None):
+        return Interval(-INF, 0.0, False, BOUNDED_ABOVE_BY_ZERO[leaf])
+    if leaf in ELEMENT_PICKS and operand is not None and (qualified is not None or method is not None):
+        return value_range(operand, env, depth + 1)
     if leaf in _CLAMPS and operand is not None:
         return _clamp_range(node, leaf, operand, extra, env, depth + 1)
     signed = _sign_range(leaf, operand, extra, env, depth + 1)

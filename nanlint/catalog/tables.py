@@ -1018,6 +1018,13 @@ INCREASING_FUNCTIONS: dict[str, Callable[[float], float]] = {
 }
 # Functions bounded whatever their argument: lower and upper bound.
 BOUNDED_FUNCTIONS: dict[str, tuple[float, float]] = {"sin": (-1.0, 1.0), "cos": (-1.0, 1.0)}
+# Log-probabilities, never positive whatever their argument: `log_softmax(x) = x - logsumexp(x)`,
+# `log_sigmoid(x) = -softplus(-x)`. By last name (torch spells one `logsigmoid`) -> whether 0 is
+# attained; read for an imported function or a tensor method, not for a function the file defines.
+BOUNDED_ABOVE_BY_ZERO: dict[str, bool] = {"log_softmax": True, "log_sigmoid": False, "logsigmoid": False}
+# Calls whose value is some of their operand's elements, moved (by last name): `take_along_axis(lp,
+# idx)`, `tf.gather(p, i)`, `x.gather(-1, i)`. Like a subscript, they keep the operand's value range.
+ELEMENT_PICKS = frozenset({"take", "take_along_axis", "gather", "gather_nd", "batch_gather", "index_select", "masked_select"})
 # Reductions whose value is at least every element: `x - max(x)` <= 0, `x - logsumexp(x)` <= 0.
 UPPER_REDUCTIONS = frozenset({"max", "amax", "reduce_max", "logsumexp", "reduce_logsumexp"})
 # ... and at most every element: `x - min(x)` >= 0.

@@ -57,6 +57,11 @@ class WhereBranchOverflow(Rule):
         Valid("import jax.numpy as jnp\njnp.where(m, jnp.exp(x - jnp.max(x, axis=-1, keepdims=True)), 0.0)\n"),
         # `-d * d` is `(-d) * d`: a negated square.
         Valid("import jax.numpy as jnp\ndef bump(x, y):\n    d = x - y\n    return jnp.where(d < 1.0, 0.0, jnp.exp(-d * d))\n"),
+        # A log-probability, and the elements picked from it, are never positive.
+        Valid(
+            "import torch\ndef p_of(logits, labels):\n    lp = logits.log_softmax(-1).gather(-1, labels)\n"
+            "    return torch.where(lp < -30.0, 0.0, lp.exp())\n"
+        ),
         # A clamped base keeps `1 - t**2` positive, so `-1 / (1 - t**2)` is never positive.
         Valid(
             "import torch\ndef bump(x):\n    t = x.clamp(0.0, 1.0 - 1e-6)\n"
