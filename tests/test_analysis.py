@@ -196,10 +196,18 @@ def test_what_is_configuration(expression: str, configuration: bool) -> None:
         ("math.sqrt(s)", False),
         ("x / n", True),
         ("total / jnp.sum(x > 0)", True),  # the masked mean: the count carries none, the total does
+        # A part of a value is like the value (point 71): sizes unpacked, counts from `unique`.
+        ("jnp.ones(3) / rows", False),
+        ("jnp.ones(3) / counts", False),
+        ("jnp.ones(3) / low", True),
     ],
 )
 def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
-    value, env = returned(f"import math\nimport numpy as np\nimport jax.numpy as jnp\ndef f(x, s, table, k, n: int):\n    total = table[k] * s\n    return {expression}\n")
+    value, env = returned(
+        "import math\nimport numpy as np\nimport jax.numpy as jnp\ndef f(x, s, table, k, n: int):\n    total = table[k] * s\n"
+        f"    rows, cols = x.shape\n    values, counts = jnp.unique(jnp.argmax(x, -1), return_counts=True)\n"
+        f"    low, high = jnp.split(x, 2)\n    return {expression}\n"
+    )
     assert carries_gradient(value, env) is carries
 
 

@@ -285,6 +285,9 @@ def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient
         return False
     if binding.value is not None:
         return _data(binding.value, env.at(binding.place), depth + BINDING_COST, gradient)
+    if binding.part_of is not None and binding.augmented is None:
+        # `n, m = x.shape`: a part of a value that is constant, or carries no gradient, is so too.
+        return _data(binding.part_of, env.at(binding.place), depth + BINDING_COST, gradient)
     if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or env.indexes(name)):
         return False  # `n: int`, or `k` in `table[k]`
     return binding.parameter or not CONSTANT_NAME.match(name.value)
