@@ -27,7 +27,7 @@ import libcst as cst
 from nanlint.analysis.sites import GuardVerdict, LeakSite, MaskSite, OpUse, SiteKind
 from nanlint.analysis.syntax import argument_at, arguments, keyword_value, number_literal, positional
 from nanlint.analysis.tree import bare_code
-from nanlint.analysis.values import constant_value, depends_on_data, is_integer_cast
+from nanlint.analysis.values import carries_gradient, constant_value, is_integer_cast
 from nanlint.catalog.intervals import INF, IntervalSet
 from nanlint.catalog.tables import (
     BARRIER_METHODS,
@@ -218,7 +218,7 @@ class _Way:
             return self._call(node, env, depth)
         if isinstance(node, (cst.Comparison, cst.BooleanOperation, cst.Lambda)):
             return False
-        return depends_on_data(node, env)  # an attribute is an input; a literal or a constant is not
+        return carries_gradient(node, env)  # an attribute is an input; a literal, a constant or a size is not
 
     def _any(self, nodes: list[cst.BaseExpression], env: "_Env", depth: int) -> bool:
         return any([self._walk(node, env, depth) for node in nodes])  # every one walked: each may hold a producer
@@ -235,7 +235,7 @@ class _Way:
             or not any(b is binding for b in self.scope.bindings.get(binding.name, ()))
             or depth >= MAX_WAY
         ):
-            return depends_on_data(name, env)
+            return carries_gradient(name, env)
         if id(binding) in self.walked:
             carries, found = self.walked[id(binding)]
             for entry in found:  # reached again, maybe by a way no guard is on

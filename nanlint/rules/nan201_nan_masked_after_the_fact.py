@@ -97,6 +97,11 @@ class NanMaskedAfterTheFact(Rule):
         # A metric that is never differentiated: comparisons and indices carry no gradient.
         Valid("import jax.numpy as jnp\ndef accuracy(logits, labels):\n    acc = jnp.mean(jnp.argmax(logits, -1) == labels)\n    return jnp.where(jnp.isnan(acc), 0.0, acc)\n"),
         Valid("import torch\n@torch.no_grad()\ndef rmse(pred, y):\n    r = torch.sqrt(torch.mean((pred - y) ** 2))\n    return torch.nan_to_num(r)\n"),
+        # Weights made of sizes and integer parameters carry no gradient (point 72).
+        Valid(
+            "import torch\ndef weights(fit, k: int):\n    n, m = fit.size()\n    w = k / (n - torch.arange(1, n))\n"
+            "    return torch.nan_to_num(w)\n"
+        ),
         # After a stop-gradient, and through an integer cast, no gradient flows.
         Valid("from jax import lax\nimport jax.numpy as jnp\ndef f(p):\n    v = lax.stop_gradient(jnp.log(p))\n    return jnp.where(jnp.isnan(v), 0.0, v)\n"),
         Valid("import torch\ndef f(p):\n    return torch.nan_to_num(torch.log(p).detach())\n"),
