@@ -200,13 +200,17 @@ def test_what_is_configuration(expression: str, configuration: bool) -> None:
         ("jnp.ones(3) / rows", False),
         ("jnp.ones(3) / counts", False),
         ("jnp.ones(3) / low", True),
+        # `v *= w` combines the value before with another (point 73).
+        ("jnp.sin(scaled) / scaled", False),
+        ("jnp.sin(grown) / grown", True),
     ],
 )
 def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
     value, env = returned(
         "import math\nimport numpy as np\nimport jax.numpy as jnp\ndef f(x, s, table, k, n: int):\n    total = table[k] * s\n"
-        f"    rows, cols = x.shape\n    values, counts = jnp.unique(jnp.argmax(x, -1), return_counts=True)\n"
-        f"    low, high = jnp.split(x, 2)\n    return {expression}\n"
+        "    rows, cols = x.shape\n    values, counts = jnp.unique(jnp.argmax(x, -1), return_counts=True)\n"
+        "    low, high = jnp.split(x, 2)\n    scaled = jnp.arange(3) / 3\n    scaled *= n\n"
+        f"    grown = jnp.arange(3) * 1.0\n    grown *= s\n    return {expression}\n"
     )
     assert carries_gradient(value, env) is carries
 

@@ -285,9 +285,15 @@ def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient
         return False
     if binding.value is not None:
         return _data(binding.value, env.at(binding.place), depth + BINDING_COST, gradient)
-    if binding.part_of is not None and binding.augmented is None:
+    if binding.part_of is not None:
         # `n, m = x.shape`: a part of a value that is constant, or carries no gradient, is so too.
         return _data(binding.part_of, env.at(binding.place), depth + BINDING_COST, gradient)
+    if binding.augmented is not None:
+        # `t *= scale`: the value before (the bindings that reach the statement, in a loop this
+        # one's too, which adds nothing new) combined with another.
+        before = env.at(binding.place)
+        statement = binding.augmented
+        return _data(statement.value, before, depth + BINDING_COST, gradient) or _data(statement.target, before, depth + BINDING_COST, gradient)
     if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or env.indexes(name)):
         return False  # `n: int`, or `k` in `table[k]`
     return binding.parameter or not CONSTANT_NAME.match(name.value)
