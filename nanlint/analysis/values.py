@@ -50,8 +50,8 @@ from nanlint.catalog.tables import (
     COUNT_METHODS,
     DTYPE_ARGUMENT_OF_FUNCTION,
     DTYPE_ARGUMENT_OF_METHOD,
-    ELEMENT_PICKS,
     FILL_ARGUMENT,
+    GATHERS,
     HOST_MODULES,
     INCREASING_FUNCTIONS,
     INTEGER_DTYPES,
@@ -532,7 +532,7 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         return Interval(lo, hi)
     if leaf in BOUNDED_ABOVE_BY_ZERO and (qualified is not None or method is not None):
         return Interval(-INF, 0.0, False, BOUNDED_ABOVE_BY_ZERO[leaf])
-    if leaf in ELEMENT_PICKS and operand is not None and (qualified is not None or method is not None):
+    if leaf in GATHERS and operand is not None and (qualified is not None or method is not None):
         return value_range(operand, env, depth + 1)
     if leaf in _CLAMPS and operand is not None:
         return _clamp_range(node, leaf, operand, extra, env, depth + 1)

@@ -952,7 +952,8 @@ NON_DIFFERENTIABLE: frozenset[str] = frozenset(
 # gradient reaches the fill value only.
 FILL_ARGUMENT: dict[str, Arg] = {name: Arg(1, ("fill_value", "value")) for name in ("full", "full_like", "new_full")}
 # Gathers: only the gathered operand (the first argument, or a method's receiver) carries a
-# gradient; the indices receive none.
+# gradient; the indices receive none. Their value is some of the operand's elements, so it keeps the
+# operand's value range, as a subscript does (`exp(lp.gather(-1, i))`).
 GATHERS = frozenset({"gather", "gather_nd", "batch_gather", "take", "take_along_axis", "take_along_dim", "index_select"})
 # Python builtins whose result no gradient flows through: sizes, integers, truth values.
 BUILTINS_WITHOUT_GRADIENT = frozenset({"len", "int", "bool", "range", "str", "round", "isinstance", "hash", "id"})
@@ -1022,9 +1023,6 @@ BOUNDED_FUNCTIONS: dict[str, tuple[float, float]] = {"sin": (-1.0, 1.0), "cos": 
 # `log_sigmoid(x) = -softplus(-x)`. By last name (torch spells one `logsigmoid`) -> whether 0 is
 # attained; read for an imported function or a tensor method, not for a function the file defines.
 BOUNDED_ABOVE_BY_ZERO: dict[str, bool] = {"log_softmax": True, "log_sigmoid": False, "logsigmoid": False}
-# Calls whose value is some of their operand's elements, moved (by last name): `take_along_axis(lp,
-# idx)`, `tf.gather(p, i)`, `x.gather(-1, i)`. Like a subscript, they keep the operand's value range.
-ELEMENT_PICKS = frozenset({"take", "take_along_axis", "gather", "gather_nd", "batch_gather", "index_select", "masked_select"})
 # Reductions whose value is at least every element: `x - max(x)` <= 0, `x - logsumexp(x)` <= 0.
 UPPER_REDUCTIONS = frozenset({"max", "amax", "reduce_max", "logsumexp", "reduce_logsumexp"})
 # ... and at most every element: `x - min(x)` >= 0.
