@@ -380,6 +380,22 @@ def test_a_condition_bounds_what_it_compares_where_it_is_assumed() -> None:
     assert 0.99 < reach.lo and reach.hi <= 1.0
 
 
+@pytest.mark.parametrize(
+    ("condition", "ok_there"),
+    [
+        ("bad", False),  # `bad = ~ok`: where `bad` holds, `ok` does not
+        ("ok", True),
+        ("~bad", True),
+        ("bad.unsqueeze(-1)", False),  # a reshaped condition selects the same elements (point 74)
+        ("jnp.expand_dims(~bad, -1)", True),
+    ],
+)
+def test_a_negated_local_decides_its_operand_the_other_way(condition: str, ok_there: bool) -> None:
+    cond, env = returned(f"import jax.numpy as jnp\ndef f(x):\n    ok = x > 0\n    bad = ~ok\n    return {condition}\n")
+    ok, _ = returned("import jax.numpy as jnp\ndef f(x):\n    ok = x > 0\n    bad = ~ok\n    return ok\n")
+    assert env.assuming(cond, True).decided(ok) is ok_there
+
+
 def test_a_local_is_read_through_what_it_was_assigned_and_compared_as_a_difference() -> None:
     # `d = hi - lo`, then `x / d` under `where(lo == hi, ...)`: the condition is about `d`.
     value, env = returned("def f(hi, lo):\n    d = hi - lo\n    return d\n")

@@ -58,6 +58,7 @@ from nanlint.catalog.intervals import INF, IntervalSet
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import (
     BARRIER_METHODS,
+    CONDITION_RESHAPES,
     CONFIGURATION_KEYWORDS,
     GATHERS,
     LOWER_CLAMPS,
@@ -104,18 +105,16 @@ class _Env:
         self.regions = regions  # (condition, truth) pairs: the value ranges of what they compare
 
     def assuming(self, cond: cst.BaseExpression, truth: bool) -> "_Env":
-        """This place, where `cond` is `truth` (by its keys: `_condition_keys`, for the wheres it
+        """This place, where `cond` is `truth` (by its keys: `_keyed_condition`, for the wheres it
         decides; and as a region, for the values it bounds)."""
-        negated = _strip(cond)[1]
-        keys = _condition_keys(cond, self)
-        assumed = {**self.assumed, **{key: truth != negated for key in keys}}
+        keys = _keyed_condition(cond, self)
+        assumed = {**self.assumed, **{key: truth != negated for key, negated in keys.items()}}
         return _Env(self.detector, self.scope, self.place, assumed, (*self.regions, (cond, truth)))
 
     def decided(self, cond: cst.BaseExpression) -> Optional[bool]:
         if not self.assumed:
             return None
-        negated = _strip(cond)[1]
-        for key in _condition_keys(cond, self):
+        for key, negated in _keyed_condition(cond, self).items():
             if key in self.assumed:
                 return self.assumed[key] != negated
         return None
@@ -1137,20 +1136,28 @@ def _where_computed(use: OpUse, env: "_Env") -> "_Env":
 
 
 def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[str]:
+    """What a condition selects, as text, up to negation: two conditions with a key in common
+    select the same elements, or each the other's complement."""
+    return frozenset(_keyed_condition(node, env))
+
+
+def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[str, bool]:
     """What a condition selects, as text, up to negation and broadcasting (`bad`, `~bad`,
-    `bad[..., None, None]`), and, for a local, as the expression it was assigned (`small` for
-    `small = t < eps`): two conditions with a key in common select the same elements."""
-    inner = _strip(node)[0]
-    keys = {_bare_condition(inner, env.detector)}
+    `bad[..., None, None]`, `bad.unsqueeze(-1)`), and, for a local, as the expression it was
+    assigned (`small` for `small = t < eps`); each key with whether `node` negates it (`big` in
+    `small` after `small = ~big`)."""
+    inner, negated = _strip(node, env)
+    keys = {bare_code(inner, env.detector.code): negated}
     binding = env.binding(inner) if isinstance(inner, cst.Name) else None
     if binding is not None and binding.value is not None and binding.imported is None:
-        keys.add(_bare_condition(binding.value, env.detector))
-    return frozenset(keys)
+        value, inverted = _strip(binding.value, env.at(binding.place))
+        keys.setdefault(bare_code(value, env.detector.code), negated != inverted)
+    return keys
 
 
-def _strip(node: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
-    """A condition without its negations and indexing (`~bad[..., None]` is `bad`), and whether the
-    negations taken off are an odd number."""
+def _strip(node: cst.BaseExpression, env: "_Env") -> tuple[cst.BaseExpression, bool]:
+    """A condition without its negations, indexing and reshapes (`~bad[..., None]` and
+    `(~bad).unsqueeze(-1)` are `bad`), and whether the negations taken off are an odd number."""
     negated = False
     while True:
         if isinstance(node, cst.Subscript):
@@ -1159,12 +1166,17 @@ def _strip(node: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
             node, negated = node.expression, not negated
         elif isinstance(node, cst.Call) and leaf_name(node.func) == "logical_not" and len(node.args) == 1:
             node, negated = node.args[0].value, not negated
+        elif isinstance(node, cst.Call) and leaf_name(node.func) in CONDITION_RESHAPES and _reshaped(node, env) is not None:
+            node = _reshaped(node, env)
         else:
             return node, negated
 
 
-def _bare_condition(node: cst.BaseExpression, detector: Detector) -> str:
-    return bare_code(_strip(node)[0], detector.code)
+def _reshaped(call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
+    """What a reshape reshapes: a function's first argument, or a method's receiver."""
+    if env.qualified(call.func) is not None:
+        return call.args[0].value if call.args else None
+    return call.func.value if isinstance(call.func, cst.Attribute) else None
 
 
 def _other_input_carries(node: cst.CSTNode, arg: cst.BaseExpression, env: "_Env") -> bool:

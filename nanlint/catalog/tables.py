@@ -1081,6 +1081,12 @@ PASS_THROUGH_FUNCTIONS = {
     "einops.rearrange": 0,
     "einops.repeat": 0,
 }
+# Reshapes that keep each element where broadcasting puts it (by last name): a condition so reshaped
+# (`c.unsqueeze(-1)`, `jnp.expand_dims(c, -1)`, `c.expand_as(x)`) selects the elements `c` does.
+# Not transposes, which move them.
+CONDITION_RESHAPES = frozenset(
+    {"unsqueeze", "expand_dims", "expand", "expand_as", "broadcast_to", "reshape", "view", "view_as", "reshape_as"}
+)
 # Barriers: no gradient flows back through them (qualified names, and tensor methods); the value
 # questions, which read calls by last name, know them as STOP_GRADIENT.
 BARRIERS = frozenset({"jax.lax.stop_gradient", "tensorflow.stop_gradient"})

@@ -110,6 +110,13 @@ class WhereBranchSingularLocal(Rule):
         # `r` is infinite or NaN wherever `q` is, so `r != 0` holds at the pole: it is selected.
         Valid("import jax.numpy as jnp\ndef f(a, d):\n    q = a / d\n    r = q * 2\n    return jnp.where(r != 0, q, 1.0)\n"),
         Valid("import torch\ndef f(a, d):\n    q = a / d\n    r = q * 2\n    return torch.where(r.ne(0), q, 1.0)\n"),
+        # A condition reshaped to broadcast (`ok.unsqueeze(-1)`) selects the elements `ok` does:
+        # the divisor was masked on it.
+        Valid(
+            "import torch\ndef column(residual, diagonal):\n    ok = diagonal > 0.0\n"
+            "    divisor = torch.sqrt(torch.where(ok, diagonal, torch.ones_like(diagonal)))\n    values = residual / divisor.unsqueeze(-1)\n"
+            "    return torch.where(ok.unsqueeze(-1), values, torch.zeros_like(values))\n"
+        ),
     )
     INVALID = (
         # ... but not when `r = q * 2` may not have run: with `exact` false, `r` is 0 everywhere.
