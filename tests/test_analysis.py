@@ -291,6 +291,10 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("jnp.exp(x)[..., 0]", 0.0, INF),
         ("jnp.take_along_axis(jnp.abs(x), x.argmax(axis=-1), axis=-1)", 0.0, INF),
         ("x.log_softmax(-1).gather(-1, x.argmax(-1))", -INF, 0.0),
+        # Python's max and min of numbers bound each other (point 75); of one iterable, nothing.
+        ("max(x.shape[0], 1)", 1.0, INF),
+        ("min(len(x), 3) - 1", -1.0, 2.0),
+        ("max(x)", -INF, INF),
         # A remainder is smaller than its divisor (point 66).
         ("500.0 - jnp.fmod(jnp.abs(x), 500.0)", 0.0, 500.0),
         ("x % 3.0", 0.0, 3.0),

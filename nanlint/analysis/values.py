@@ -50,6 +50,7 @@ from nanlint.catalog.tables import (
     COUNT_METHODS,
     DTYPE_ARGUMENT_OF_FUNCTION,
     DTYPE_ARGUMENT_OF_METHOD,
+    EXTREMA_BUILTINS,
     FILL_ARGUMENT,
     GATHERS,
     HOST_MODULES,
@@ -554,7 +555,16 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         return _power_range(operand, extra[0], env, depth + 1)
     if leaf in RANGES and qualified is not None:
         return _arange_range(node, env)
+    if is_builtin(node.func, EXTREMA_BUILTINS, env) and len(node.args) > 1 and all(a.keyword is None and not a.star for a in node.args):
+        return _extremum([value_range(a.value, env, depth + 1) for a in node.args], node.func.value == "max")
     return _UNKNOWN
+
+
+def _extremum(ranges: list[Interval], largest: bool) -> Interval:
+    """Python's `max(a, b)` (`largest`) or `min(a, b)` of values in these ranges."""
+    pick = max if largest else min
+    lo, hi = pick(r.lo for r in ranges), pick(r.hi for r in ranges)
+    return Interval(lo, hi, any(r.lo == lo and r.lo_closed for r in ranges), any(r.hi == hi and r.hi_closed for r in ranges))
 
 
 def _sign_range(leaf: Optional[str], operand, extra: list, env: Env, depth: int) -> Optional[Interval]:

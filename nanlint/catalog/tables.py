@@ -1050,6 +1050,9 @@ COUNT_ATTRIBUTES = frozenset({"ndim", "size"})
 COUNT_METHODS = frozenset({"size", "numel", "nelement", "dim", "ndimension"})
 COUNT_FUNCTIONS = frozenset({"size", "ndim", "numel"})
 COUNT_BUILTINS = frozenset({"len"})
+# Python's `max(a, b, ...)` and `min(a, b, ...)` of numbers: at least (at most) each argument.
+# `max(x.shape[0], 1)` is a count of at least 1. (With one argument they reduce an iterable.)
+EXTREMA_BUILTINS = frozenset({"max", "min"})
 # Remainders by last name -> whether the result takes the dividend's sign (C's `fmod`, TensorFlow's
 # `truncatemod`) rather than the divisor's (`%`, `mod`, `remainder`, `floormod`). Either way it is
 # smaller in size than the divisor: `t % 500` is in [0, 500).

@@ -97,6 +97,8 @@ class NanMaskedAfterTheFact(Rule):
         # A metric that is never differentiated: comparisons and indices carry no gradient.
         Valid("import jax.numpy as jnp\ndef accuracy(logits, labels):\n    acc = jnp.mean(jnp.argmax(logits, -1) == labels)\n    return jnp.where(jnp.isnan(acc), 0.0, acc)\n"),
         Valid("import torch\n@torch.no_grad()\ndef rmse(pred, y):\n    r = torch.sqrt(torch.mean((pred - y) ** 2))\n    return torch.nan_to_num(r)\n"),
+        # A count of at least one is no pole: `max(n, 1)`.
+        Valid("import torch\ndef mean_of(x):\n    n = max(x.shape[0], 1)\n    return torch.nan_to_num(x.sum(0) / n)\n"),
         # Weights made of sizes and integer parameters carry no gradient (point 72).
         Valid(
             "import torch\ndef weights(fit, k: int):\n    n, m = fit.size()\n    w = k / (n - torch.arange(1, n))\n"
@@ -116,6 +118,8 @@ class NanMaskedAfterTheFact(Rule):
         Valid("import jax.numpy as jnp\ndef f(p, h):\n    r = 1.0 / p\n    return jnp.where(jnp.isfinite(r), h, 0.0)\n"),
     )
     INVALID = (
+        # ... but `min(n, 1)` is 0 for an empty `x`.
+        Invalid("import torch\ndef mean_of(x):\n    n = min(x.shape[0], 1)\n    return torch.nan_to_num(x.sum(0) / n)\n", line=4),
         Invalid(
             "import jax.numpy as jnp\ndef f(p, y):\n    loss = -jnp.mean(y * jnp.log(p))\n    return jnp.where(jnp.isnan(loss), 0.0, loss)\n",
             line=4,
