@@ -927,6 +927,7 @@ NAN_PRESERVING: frozenset[str] = frozenset(
     reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_logsumexp
     reshape ravel flatten squeeze expand_dims unsqueeze transpose swapaxes moveaxis permute view contiguous
     concatenate concat stack hstack vstack split tile repeat broadcast_to gather take take_along_axis pad roll
+    diff ediff1d
     flip clone copy identity astype cast to float double half type type_as asarray convert_to_tensor array constant add_n
     matmul dot vdot einsum tensordot inner outer mm bmm
     add subtract multiply negative neg sub mul abs absolute square

@@ -111,6 +111,8 @@ class NanMaskedAfterTheFact(Rule):
         # Nothing in sight can make the value non-finite: arithmetic of inputs, a user function.
         Valid("import jax.numpy as jnp\ndef f(a, b):\n    v = a * b + 1.0\n    return jnp.nan_to_num(v)\n"),
         Valid("import jax.numpy as jnp\ndef f(p, y):\n    loss = loss_fn(p, y)\n    return jnp.where(jnp.isnan(loss), 0.0, loss)\n"),
+        # A difference of neighbours is linear: a NaN in it came in with the data (point 76).
+        Valid("import jax.numpy as jnp\ndef d(f):\n    df = jnp.diff(f, axis=-1)\n    return jnp.where(jnp.isnan(df), 0.0, df)\n"),
         # A where that keeps log's pole out of `lp`: NAN001 reports the leak; no NaN reaches the mask.
         Valid("import jax.numpy as jnp\ndef f(p):\n    lp = jnp.where(p > 0, jnp.log(p), 0.0)\n    return jnp.where(jnp.isnan(lp), 0.0, lp)\n"),
         # A mask to a value that is not finite either, and a test of another value.
