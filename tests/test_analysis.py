@@ -17,6 +17,7 @@ from nanlint.analysis.values import (
     constant_value,
     depends_on_data,
     is_configuration,
+    is_integer_valued,
     is_epsilon_shifted,
     value_range,
 )
@@ -304,6 +305,28 @@ def test_value_ranges(expression: str, low: float, high: float) -> None:
     value, env = returned(f"import jax\nimport jax.numpy as jnp\nEPS = 1e-6\ndef f(x):\n    return {expression}\n")
     reach = value_range(value, env)
     assert (reach.lo, reach.hi) == (pytest.approx(low), pytest.approx(high))
+
+
+@pytest.mark.parametrize(
+    ("expression", "integer", "low"),
+    [
+        # A `range` loop's counter is an integer from its start (point 77); so are sizes, `int`
+        # parameters, and their sums, differences, products and floor quotients.
+        ("i", True, 0.0),
+        ("j - 3", True, -2.0),
+        ("n * i // 2 + x.shape[0]", True, -INF),
+        ("i / 2", False, 0.0),
+        ("k", True, -INF),  # from a falling range: an integer, of no known sign
+        ("w", False, -INF),  # an element of data
+    ],
+)
+def test_a_range_loop_counts_in_integers(expression: str, integer: bool, low: float) -> None:
+    value, env = returned(
+        "def f(x, n: int, ws):\n    for i in range(n):\n        pass\n    for j in range(1, n):\n        pass\n"
+        f"    for k in range(n, 0, -1):\n        pass\n    for w in ws:\n        pass\n    return {expression}\n"
+    )
+    assert is_integer_valued(value, env) is integer
+    assert value_range(value, env).lo == low
 
 
 def test_a_function_the_file_defines_is_not_read_by_its_name() -> None:

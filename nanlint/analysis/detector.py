@@ -51,6 +51,7 @@ from nanlint.analysis.values import (
     is_configuration,
     is_epsilon,
     is_epsilon_shifted,
+    is_integer_valued,
     value_range,
     zero_replaced,
 )
@@ -1088,8 +1089,12 @@ def _domain_for(op: SingularOp, exponent: Optional[cst.BaseExpression], env) -> 
         return power_leak_domain(p)
     if not depends_on_data(exponent, env):
         return None  # an imported object we cannot read (`x ** ω`, equinox's tree operator)
+    lowest = value_range(exponent, env).lo
+    if is_integer_valued(exponent, env):
+        # A varying integer (`x ** i` in `for i in range(n)`): smooth, but for a pole at 0 below 0.
+        return None if lowest >= 0 else IntervalSet.point(0.0)
     # A varying exponent: NaN below 0 where it is not an integer, infinite at 0 where it is below 1.
-    return IntervalSet.below(0.0, closed=value_range(exponent, env).lo < 1)
+    return IntervalSet.below(0.0, closed=lowest < 1)
 
 
 def _clamp_bounds(call: cst.Call, sel: SelectFunction, method_form: bool, env) -> list[float]:

@@ -42,6 +42,8 @@ class Binding:
     module_definition: bool = False
     # `a, b = value` with a value that is not a literal tuple: the value `name` is a part of.
     part_of: Optional[cst.BaseExpression] = None
+    # `for name in values`: what the loop takes `name` from, one element at a time.
+    iterated: Optional[cst.BaseExpression] = None
 
 
 @dataclass(eq=False)
@@ -197,7 +199,10 @@ class ScopeIndex:
             inner = self.scope_of[id(node)] = Scope(node, scope, is_class=True)
             return inner
         elif kind in (cst.For, cst.CompFor):
-            self._bind_target(scope, node.target, self.place[id(node)])
+            if isinstance(node.target, cst.Name):
+                scope.bind(Binding(node.target.value, self.place[id(node)], iterated=node.iter))
+            else:
+                self._bind_target(scope, node.target, self.place[id(node)])
         elif kind is cst.WithItem:
             if node.asname is not None:
                 self._bind_target(scope, node.asname.name, self.place[id(node)])

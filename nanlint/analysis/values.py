@@ -55,6 +55,7 @@ from nanlint.catalog.tables import (
     GATHERS,
     HOST_MODULES,
     INCREASING_FUNCTIONS,
+    INTEGER_ANNOTATIONS,
     INTEGER_DTYPES,
     LOWER_CLAMPS,
     LOWER_KEYWORDS,
@@ -66,6 +67,7 @@ from nanlint.catalog.tables import (
     NUMBER_BUILTINS,
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
+    PYTHON_RANGES,
     RANDOM_NAME,
     RANGES,
     REMAINDERS,
@@ -289,6 +291,9 @@ def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient
     if binding.part_of is not None:
         # `n, m = x.shape`: a part of a value that is constant, or carries no gradient, is so too.
         return _data(binding.part_of, env.at(binding.place), depth + BINDING_COST, gradient)
+    if binding.iterated is not None:
+        # `for i in range(n)`: an element is like what it is taken from.
+        return _data(binding.iterated, env.at(binding.place), depth + BINDING_COST, gradient)
     if binding.augmented is not None:
         # `t *= scale`: the value before (the bindings that reach the statement, in a loop this
         # one's too, which adds nothing new) combined with another.
@@ -449,10 +454,12 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
         return Interval(value, value)
     if isinstance(node, cst.Name):
         bindings = env.bindings(node)
-        if bindings and all(b.value is not None and b.imported is None for b in bindings):
-            reach = value_range(bindings[0].value, env.at(bindings[0].place), depth + BINDING_COST)
-            for other in bindings[1:]:
-                reach = _hull(reach, value_range(other.value, env.at(other.place), depth + BINDING_COST))
+        if bindings and all(_counts_up(b, env) or (b.value is not None and b.imported is None) for b in bindings):
+            reach = None
+            for binding in bindings:
+                where = env.at(binding.place)
+                this = _arange_range(binding.iterated, where) if _counts_up(binding, env) else value_range(binding.value, where, depth + BINDING_COST)
+                reach = this if reach is None else _hull(reach, this)
             return reach
     if is_epsilon(node, env):
         return Interval(0.0, INF, False, False)  # `eps`, `finfo(dtype).eps`: small and positive
@@ -581,6 +588,34 @@ def _sign_range(leaf: Optional[str], operand, extra: list, env: Env, depth: int)
     if -x.lo > x.hi:
         return Interval(0.0, -x.lo, True, x.lo_closed)
     return Interval(0.0, x.hi, True, x.hi_closed or (-x.lo == x.hi and x.lo_closed))
+
+
+def _counts_up(binding: Binding, env: Env) -> bool:
+    """`for i in range(...)`: the loop takes `i` from Python's `range`, integers counting up or down."""
+    loop = binding.iterated
+    return isinstance(loop, cst.Call) and is_builtin(loop.func, PYTHON_RANGES, env)
+
+
+def is_integer_valued(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
+    """Whether the value is a Python integer: an integer literal, a size, an `int` parameter, a
+    `range` loop's counter, and sums, differences, products and floor quotients of such."""
+    if depth > _MAX_NESTING:
+        return False
+    if isinstance(node, cst.Integer) or _is_count(node, env):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return is_integer_valued(node.expression, env, depth + 1)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)):
+        return is_integer_valued(node.left, env, depth + 1) and is_integer_valued(node.right, env, depth + 1)
+    if isinstance(node, cst.Name):
+        bindings = env.bindings(node)
+        return bool(bindings) and all(
+            _counts_up(b, env)
+            or (b.parameter and b.annotation in INTEGER_ANNOTATIONS)
+            or (b.value is not None and b.imported is None and is_integer_valued(b.value, env.at(b.place), depth + BINDING_COST))
+            for b in bindings
+        )
+    return False
 
 
 def _arange_range(node: cst.Call, env: Env) -> Interval:

@@ -1060,6 +1060,10 @@ EXTREMA_BUILTINS = frozenset({"max", "min"})
 REMAINDERS = {"mod": False, "remainder": False, "floormod": False, "fmod": True, "truncatemod": True}
 # Evenly spaced counts from a start (`arange(1, n)` >= 1 with a positive step): their value range.
 RANGES = frozenset({"arange", "range"})
+# Python's own: `for i in range(n)` takes integers (an integer power of one is smooth).
+PYTHON_RANGES = frozenset({"range"})
+# Annotations of a parameter that holds a Python integer.
+INTEGER_ANNOTATIONS = frozenset({"int"})
 # Constructors of a constant: their value, by last name (`full_like` is its fill value).
 CONSTANT_CONSTRUCTORS = {"ones_like": 1.0, "zeros_like": 0.0, "ones": 1.0, "zeros": 0.0, "new_ones": 1.0, "new_zeros": 0.0}
 # Which side a clamp-like call bounds, by its name; clip/clamp depend on the bounds given.

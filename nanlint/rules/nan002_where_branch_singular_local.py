@@ -117,8 +117,19 @@ class WhereBranchSingularLocal(Rule):
             "    divisor = torch.sqrt(torch.where(ok, diagonal, torch.ones_like(diagonal)))\n    values = residual / divisor.unsqueeze(-1)\n"
             "    return torch.where(ok.unsqueeze(-1), values, torch.zeros_like(values))\n"
         ),
+        # A `range` loop's counter is a non-negative integer: `|s| ** i` is smooth, even at 0.
+        Valid(
+            "import torch\ndef expand(bound, s, n: int):\n    for i in range(n):\n        step = torch.pow(torch.abs(s), i)\n"
+            "        bound = torch.where(s > 1, bound - step, bound)\n    return bound\n"
+        ),
     )
     INVALID = (
+        # ... but `i - 3` is negative for the first three: a pole at 0, where `s` is unselected.
+        Invalid(
+            "import torch\ndef expand(bound, s, n: int):\n    for i in range(n):\n        step = torch.abs(s) ** (i - 3)\n"
+            "        bound = torch.where(s > 1, bound - step, bound)\n    return bound\n",
+            line=5,
+        ),
         # ... but not when `r = q * 2` may not have run: with `exact` false, `r` is 0 everywhere.
         Invalid(
             "import jax.numpy as jnp\ndef f(a, d, exact):\n    q = a / d\n    r = jnp.zeros_like(d)\n    if exact:\n"
