@@ -204,11 +204,15 @@ def test_what_is_configuration(expression: str, configuration: bool) -> None:
         # `v *= w` combines the value before with another (point 73).
         ("jnp.sin(scaled) / scaled", False),
         ("jnp.sin(grown) / grown", True),
+        # torch: a tensor made to receive a gradient is differentiated, whatever it is made of (point 78).
+        ("torch.zeros(3) + 1.0", False),
+        ("torch.zeros(3, requires_grad=True) + 1.0", True),
+        ("torch.ones(3).requires_grad_() * 2.0", True),
     ],
 )
 def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
     value, env = returned(
-        "import math\nimport numpy as np\nimport jax.numpy as jnp\ndef f(x, s, table, k, n: int):\n    total = table[k] * s\n"
+        "import math\nimport numpy as np\nimport jax.numpy as jnp\nimport torch\ndef f(x, s, table, k, n: int):\n    total = table[k] * s\n"
         "    rows, cols = x.shape\n    values, counts = jnp.unique(jnp.argmax(x, -1), return_counts=True)\n"
         "    low, high = jnp.split(x, 2)\n    scaled = jnp.arange(3) / 3\n    scaled *= n\n"
         f"    grown = jnp.arange(3) * 1.0\n    grown *= s\n    return {expression}\n"

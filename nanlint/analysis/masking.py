@@ -27,7 +27,7 @@ import libcst as cst
 from nanlint.analysis.sites import GuardVerdict, LeakSite, MaskSite, OpUse, SiteKind
 from nanlint.analysis.syntax import argument_at, arguments, keyword_value, number_literal, positional
 from nanlint.analysis.tree import bare_code
-from nanlint.analysis.values import carries_gradient, constant_value, is_integer_cast
+from nanlint.analysis.values import carries_gradient, constant_value, is_gradient_leaf, is_integer_cast
 from nanlint.catalog.intervals import INF, IntervalSet
 from nanlint.catalog.tables import (
     BARRIER_METHODS,
@@ -269,7 +269,7 @@ class _Way:
             return self._select(call, resolved, env, depth)
         if qualified is None and method is None:
             return True  # a call of user code: an input, as far as this function shows
-        if leaf in NON_DIFFERENTIABLE or ".random." in (qualified or ""):
+        if (leaf in NON_DIFFERENTIABLE or ".random." in (qualified or "")) and not is_gradient_leaf(call, method):
             return False
         known = detector._op_applied(call, env) is not None or leaf in NAN_PRESERVING or catalog.replacement(qualified) is not None
         if method is not None and not (known or catalog.method_replacement(leaf, detector.imported_frameworks)):

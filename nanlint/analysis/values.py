@@ -70,6 +70,8 @@ from nanlint.catalog.tables import (
     PYTHON_RANGES,
     RANDOM_NAME,
     RANGES,
+    REQUIRES_GRAD_KEYWORD,
+    REQUIRES_GRAD_METHODS,
     REMAINDERS,
     SCALAR_ANNOTATIONS,
     SHAPE_ONLY_METHODS,
@@ -365,6 +367,8 @@ def call_parts(node: cst.Call, env: Env) -> CallParts:
 
 def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
     qualified, method, leaf, _, _ = call_parts(node, env)
+    if is_gradient_leaf(node, method):
+        return True  # `torch.zeros(3, requires_grad=True)`: made of constants, yet an input of differentiation
     if gradient:
         if qualified is None and is_builtin(node.func, BUILTINS_WITHOUT_GRADIENT, env):
             return False  # len(x), int(n)
@@ -397,6 +401,16 @@ def _dtype_argument(call: cst.Call, leaf: Optional[str], method: bool) -> Option
 
 def _is_dtype_keyword(arg: cst.Arg) -> bool:
     return arg.keyword is not None and arg.keyword.value == "dtype"
+
+
+def is_gradient_leaf(call: cst.Call, method: Optional[str]) -> bool:
+    """torch: a tensor made to receive a gradient of its own (`requires_grad=True`, `.requires_grad_()`)."""
+    if method in REQUIRES_GRAD_METHODS:
+        return True
+    return any(
+        arg.keyword is not None and arg.keyword.value == REQUIRES_GRAD_KEYWORD and isinstance(arg.value, cst.Name) and arg.value.value == "True"
+        for arg in call.args
+    )
 
 
 def cuts_gradient(call: cst.Call, leaf: Optional[str], qualified: Optional[str], env: Env) -> bool:

@@ -1060,6 +1060,11 @@ EXTREMA_BUILTINS = frozenset({"max", "min"})
 REMAINDERS = {"mod": False, "remainder": False, "floormod": False, "fmod": True, "truncatemod": True}
 # Evenly spaced counts from a start (`arange(1, n)` >= 1 with a positive step): their value range.
 RANGES = frozenset({"arange", "range"})
+# torch's gradient leaves: a constructor given `requires_grad=True` (`torch.zeros(3,
+# requires_grad=True)`), or a tensor after `.requires_grad_()`, receives a gradient of its own,
+# whatever it was made of.
+REQUIRES_GRAD_KEYWORD = "requires_grad"
+REQUIRES_GRAD_METHODS = frozenset({"requires_grad_"})
 # Python's own: `for i in range(n)` takes integers (an integer power of one is smooth).
 PYTHON_RANGES = frozenset({"range"})
 # Annotations of a parameter that holds a Python integer.

@@ -206,8 +206,12 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(q, eta, y):\n    omq2 = 1.0 - q * q\n    d = eta * jnp.where(omq2 == 0.0, 1.0, omq2)\n"
             "    return jnp.where(omq2 == 0.0, 0.0, -y / d)\n"
         ),
+        # A tensor of constants nobody differentiates cannot leak ...
+        Valid("import torch\ndef f():\n    q = torch.zeros(4)\n    return torch.where(q > 0, q.log(), 0.0)\n"),
     )
     INVALID = (
+        # ... but one made to receive a gradient (`requires_grad_()`, `requires_grad=True`) can.
+        Invalid("import torch\ndef f():\n    q = torch.zeros(4).requires_grad_()\n    return torch.where(q > 0, q.log(), 0.0)\n", line=4),
         # An array API namespace is an array module (point 67), as `jnp` is.
         Invalid("def f(y):\n    xp = y.__array_namespace__()\n    return xp.where(y > 0, xp.sqrt(y), 0.0)\n", line=3),
         # A local assigned a call of itself resolves to nothing, and the file is still read.
