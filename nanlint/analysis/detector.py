@@ -1171,8 +1171,8 @@ def _strip(node: cst.BaseExpression, env: "_Env") -> tuple[cst.BaseExpression, b
             node, negated = node.expression, not negated
         elif isinstance(node, cst.Call) and leaf_name(node.func) == "logical_not" and len(node.args) == 1:
             node, negated = node.args[0].value, not negated
-        elif isinstance(node, cst.Call) and leaf_name(node.func) in CONDITION_RESHAPES and _reshaped(node, env) is not None:
-            node = _reshaped(node, env)
+        elif isinstance(node, cst.Call) and leaf_name(node.func) in CONDITION_RESHAPES and (reshaped := _reshaped(node, env)) is not None:
+            node = reshaped
         else:
             return node, negated
 

@@ -467,13 +467,8 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
     if value is not None:
         return Interval(value, value)
     if isinstance(node, cst.Name):
-        bindings = env.bindings(node)
-        if bindings and all(_counts_up(b, env) or (b.value is not None and b.imported is None) for b in bindings):
-            reach = None
-            for binding in bindings:
-                where = env.at(binding.place)
-                this = _arange_range(binding.iterated, where) if _counts_up(binding, env) else value_range(binding.value, where, depth + BINDING_COST)
-                reach = this if reach is None else _hull(reach, this)
+        reach = _bindings_range(env.bindings(node), env, depth)
+        if reach is not None:
             return reach
     if is_epsilon(node, env):
         return Interval(0.0, INF, False, False)  # `eps`, `finfo(dtype).eps`: small and positive
@@ -602,6 +597,22 @@ def _sign_range(leaf: Optional[str], operand, extra: list, env: Env, depth: int)
     if -x.lo > x.hi:
         return Interval(0.0, -x.lo, True, x.lo_closed)
     return Interval(0.0, x.hi, True, x.hi_closed or (-x.lo == x.hi and x.lo_closed))
+
+
+def _bindings_range(bindings: list[Binding], env: Env, depth: int) -> Optional[Interval]:
+    """The hull of the values these bindings give a name: what each was assigned, or a `range`
+    loop's counts; None as soon as one is neither (a parameter, an import, another loop)."""
+    reach = None
+    for binding in bindings:
+        where = env.at(binding.place)
+        if _counts_up(binding, env):
+            this = _arange_range(binding.iterated, where)
+        elif binding.value is not None and binding.imported is None:
+            this = value_range(binding.value, where, depth + BINDING_COST)
+        else:
+            return None
+        reach = this if reach is None else _hull(reach, this)
+    return reach
 
 
 def _counts_up(binding: Binding, env: Env) -> bool:
