@@ -393,6 +393,52 @@ def test_a_private_method_used_only_under_no_grad_is_skipped_as_in_the_whole_fil
     assert [f[0] for f in assert_same(called_with_grad)] == ["NAN001"]
 
 
+def test_a_class_derived_from_a_never_differentiated_framework_class_is_skipped_as_in_the_whole_file() -> None:
+    # A dataset makes examples of stored data, a Keras metric assigns its state (no gradient), a
+    # schedule is a function of the step counter: nothing in them is differentiated (issue #12,
+    # class 6). The base is read through the imports, or through a base class the file defines, and a
+    # private helper only such methods use is skipped with them.
+    source = src("""
+        import tensorflow as tf
+        import torch
+        from keras import metrics
+        from torch.utils import data
+        from torch.utils.data import Dataset
+
+        class Points(data.Dataset):
+            def __getitem__(self, i):
+                return torch.where(self.d[i] > 0, torch.log(self.d[i]), 0.0)
+
+        class Base(Dataset):
+            pass
+
+        class Shell(Base):
+            def norm(self, d):
+                return _helper(d)
+
+        class Ratio(metrics.Mean):
+            def result(self):
+                return tf.where(self.n > 0, self.total / self.n, 0.0)
+
+        class Warmup(tf.keras.optimizers.schedules.LearningRateSchedule):
+            def __call__(self, step):
+                return tf.where(step > 0, 1.0 / tf.sqrt(step), 0.0)
+
+        def _helper(d):
+            return torch.where(d > 0, torch.sqrt(d), 0.0)
+    """)
+    assert assert_same(source) == []
+    # Not an optimizer (meta-gradients go through one), not torchmetrics (its metrics are losses too),
+    # not a class that is only named like a dataset, and not the helper once other code uses it.
+    for extra in (
+        "\nclass Opt(torch.optim.Optimizer):\n    def step(self, d):\n        return torch.where(d > 0, torch.log(d), 0.0)\n",
+        "\nimport torchmetrics\nclass M(torchmetrics.Metric):\n    def compute(self, d):\n        return torch.where(d > 0, torch.log(d), 0.0)\n",
+        "\nclass MyDataset:\n    def get(self, d):\n        return torch.where(d > 0, torch.log(d), 0.0)\n",
+        "\ndef loss(d):\n    return _helper(d).sum()\n",
+    ):
+        assert [f[0] for f in assert_same(source + extra)] == ["NAN001"], extra
+
+
 def test_a_local_bound_by_unpacking_is_followed_as_the_detector_follows_it() -> None:
     # `a, b = x / d, 2 * x` binds `a` to `x / d` for the detector; the screen must see the same, or
     # the sliced path drops a function the whole file reports (pgx's `xs, ys = ..., xy % size`).

@@ -998,6 +998,42 @@ METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
 PYTHON_VALUE_BUILTINS = frozenset({"bool", "int", "float", "complex", "len", "str", "repr", "print", "isinstance"})
 # Keras 2 optimizers update a variable's rows with `self._resource_scatter_add(var, indices, x)`.
 VARIABLE_ASSIGNMENTS = frozenset({"assign", "assign_add", "assign_sub", "_resource_scatter_add", "_resource_scatter_update"})
+# Framework classes whose subclasses are never differentiated, each by its qualified name or by its
+# module (every class there): contexts.py skips the methods of a class derived from one, as it skips
+# a no_grad block. A dataset makes examples out of stored data, which no parameter reaches; a Keras
+# metric keeps its state in variables it assigns, and an assignment records no gradient; a
+# learning-rate schedule is a function of the step counter. Not optimizers, nor torchmetrics'
+# metrics: meta-gradients go through the one, and the other are losses too (`is_differentiable`).
+NEVER_DIFFERENTIATED_BASES = frozenset(
+    {
+        "torch.utils.data.Dataset",
+        "torch.utils.data.IterableDataset",
+        "torch.utils.data.dataset",
+        "torch_geometric.data.Dataset",
+        "torch_geometric.data.InMemoryDataset",
+        "torch_geometric.data.dataset",
+        "torch_geometric.data.in_memory_dataset",
+        "keras.utils.Sequence",
+        "keras.utils.PyDataset",
+        "tensorflow.keras.utils.Sequence",
+        "tf_keras.utils.Sequence",
+        "keras.metrics",
+        "keras.src.metrics",
+        "tensorflow.keras.metrics",
+        "tf_keras.metrics",
+        "tf_keras.src.metrics",
+        "keras.optimizers.schedules",
+        "keras.src.optimizers.schedules",
+        "tensorflow.keras.optimizers.schedules",
+        "tf_keras.optimizers.schedules",
+        "tf_keras.src.optimizers.schedules",
+        "torch.optim.lr_scheduler",
+    }
+)
+# The words a class statement deriving from one of those spells (the text test that decides which
+# statements contexts.py reads whole), as the end of a word: the classes users derive from
+# (`InMemoryDataset`, `_LRScheduler`), and `metrics` (`metrics.Mean`).
+NEVER_DIFFERENTIATED_BASE_WORDS = ("Dataset", "Sequence", "Metric", "LearningRateSchedule", "LRScheduler", "metrics")
 # Calls that start reverse mode from the value given (`loss.backward()`, `torch.autograd.grad(loss, x)`).
 STARTS_REVERSE_MODE = frozenset({"backward", "grad", "gradient"})
 

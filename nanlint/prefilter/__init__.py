@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from nanlint.catalog.lookup import Catalog
-from nanlint.prefilter.contexts import AUTOGRAD_BASE_ENDING, PRIMAL_WORDS, Contexts, may_have_contexts
+from nanlint.prefilter.contexts import BASE_WORD_ENDINGS, PRIMAL_WORDS, Contexts, may_have_contexts
 from nanlint.prefilter.helpers import Helper, HelperFinder, imported_helpers, straight_line_function
 from nanlint.prefilter.reexports import Resolver, resolve_imports
 from nanlint.prefilter.screen import Reported, Screen
@@ -45,6 +45,7 @@ _BINDING_AFTER_DEFINITION = re.compile(r"\n[(\[*]")
 _CHAIN = re.compile(r"([A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*)[ \t]*\.[ \t]*$")
 _CHAIN_CONTINUES = re.compile(r"[\w.)\]}'\"]")
 _DEF_NAMES = re.compile(r"\bdef[ \t]+(\w+)")
+_CLASS_NAMES = re.compile(r"\bclass[ \t]+(\w+)")
 
 
 class Verdict(enum.Enum):
@@ -131,7 +132,7 @@ def prefilter(
             return whole_file(source, imports, find_helper)
     if not plan.kept:
         return Prefiltered(Verdict.NOTHING, imports)
-    contexts = plan.contexts() if may_have_contexts(source) else ([], frozenset())
+    contexts = plan.contexts(imports) if may_have_contexts(source) else ([], frozenset())
     if contexts is None:
         return whole_file(source, imports, find_helper)
     never, jvp_rules = contexts
@@ -154,7 +155,7 @@ def whole_file(source: str, imports: Imports, find_helper: Optional[HelperFinder
     except (ValueError, RecursionError, MemoryError):
         # libcst's native parser can overflow its stack on such nesting: never hand it what Python refuses.
         return Prefiltered(Verdict.TOO_DEEP, imports)
-    contexts = _contexts_of([(tree, 0)]) if may_have_contexts(source) else None
+    contexts = _contexts_of([(tree, 0)], imports) if may_have_contexts(source) else None
     never = _spans(source, contexts.never_differentiated()) if contexts is not None else []
     jvp_rules = contexts.jvp_rules() if contexts is not None else frozenset()
     last = source.count("\n") + (0 if source.endswith("\n") else 1)
@@ -317,12 +318,19 @@ class _Plan:
         )
 
     # --- contexts -----------------------------------------------------------------------------
-    def contexts(self) -> Optional[tuple[list[tuple[int, int]], frozenset[str]]]:
+    def contexts(self, imports: Imports) -> Optional[tuple[list[tuple[int, int]], frozenset[str]]]:
         """Spans of kept code that is never differentiated, and the JVP rules' names, from the kept
         units and every unit whose text can tell (contexts.py decides by name, so these are found by
         their words); None when one of those does not parse on its own."""
         starts = [u.start for u in self.units]
         with_context = {unit_index(starts, offset) for offset in self._context_word_offsets()}
+        # A class may derive from one defined here (`class Points(Base)` after `class Base(Dataset)`):
+        # the units that spell a name such a unit defines can tell too.
+        grown = with_context
+        while grown:
+            names = set().union(*(self._class_names(i) for i in grown))
+            grown = {i for name in names for i in self._units_naming(name, starts)} - with_context
+            with_context |= grown
         # A private method kept alone is used by its class's other methods (`self._step(...)` under a
         # no_grad `step`): the units that name it are read whole, its class included.
         members = {self._member_name(m) for pieces in self.kept.values() for m in pieces if m.member}
@@ -333,6 +341,9 @@ class _Plan:
             helpers = {self.units[i].definition for i in visited if (self.units[i].definition or "").startswith("_")}
             wanted = {i for name in helpers for i in self._units_naming(name, starts)}
             wanted |= {i for i in with_context if self.units[i].words(self.source) & defined}
+            # The base classes defined here that they name.
+            spelled = set().union(*(self.units[i].words(self.source) for i in visited))
+            wanted |= {i for i in with_context if self._class_names(i) & spelled}
             wanted -= visited
             if not wanted:
                 break
@@ -344,7 +355,7 @@ class _Plan:
         trees = [(piece.tree(self.source), piece.base_line) for piece in pieces]
         if any(tree is None for tree, _ in trees):
             return None
-        contexts = _contexts_of(trees)
+        contexts = _contexts_of(trees, imports)
         return _spans(self.source, contexts.never_differentiated()), contexts.jvp_rules()
 
     def _member_name(self, member: Unit) -> Optional[str]:
@@ -357,7 +368,7 @@ class _Plan:
     def _context_word_offsets(self) -> list[int]:
         if self._context_offsets is None:
             found = [offset for word in PRIMAL_WORDS for offset in word_offsets(self.source, word)]
-            self._context_offsets = found + word_offsets(self.source, AUTOGRAD_BASE_ENDING, whole=False)
+            self._context_offsets = found + [offset for ending in BASE_WORD_ENDINGS for offset in word_offsets(self.source, ending, whole=False)]
         return self._context_offsets
 
     def _units_naming(self, name: str, starts: list[int]) -> set[int]:
@@ -366,6 +377,10 @@ class _Plan:
     def _def_names(self, index: int) -> set[str]:
         unit = self.units[index]
         return set(_DEF_NAMES.findall(self.source, unit.start, unit.end))
+
+    def _class_names(self, index: int) -> set[str]:
+        unit = self.units[index]
+        return set(_CLASS_NAMES.findall(self.source, unit.start, unit.end))
 
     def drop_never_differentiated(self, spans: list[tuple[int, int]], by_unit: dict[int, list[int]]) -> None:
         """Drop the kept units (and members) whose every select call is never differentiated."""
@@ -487,9 +502,15 @@ def _module_bindings(statements: list[ast.stmt]) -> set[str]:
     return bound
 
 
-def _contexts_of(trees: list[tuple[ast.Module, int]]) -> Contexts:
-    """What contexts.py finds in these trees, each given with what to add to its lines."""
-    contexts = Contexts(ast.unparse)
+def _contexts_of(trees: list[tuple[ast.Module, int]], imports: Imports) -> Contexts:
+    """What contexts.py finds in these trees, each given with what to add to its lines; dotted names
+    are read through the file's imports."""
+
+    def qualify(dotted: str) -> list[str]:
+        head, dot, tail = dotted.partition(".")
+        return [target + dot + tail for target in imports.targets.get(head, ())]
+
+    contexts = Contexts(ast.unparse, qualify)
     for tree, base_line in trees:
         contexts.visit(tree, base_line)
     return contexts

@@ -11,6 +11,8 @@ cannot hold a finding. The answer is a list of spans; the detector drops a site 
   `torch.autograd.Function`;
 - the `fwd` and `bwd` of `f.defvjp(fwd, bwd)` and a `torch.autograd.Function`'s `backward`, `vjp`
   and `jvp`: they compute a derivative, and are not differentiated themselves;
+- the methods of a class derived from a framework class that is never differentiated (a dataset, a
+  Keras metric, a learning-rate schedule: catalog.tables), through the file's imports;
 - private helpers (`_name`) that only such functions call, or that are used only under `no_grad`;
 - `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them;
 - the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode (a `tf.while_loop`
@@ -22,11 +24,13 @@ what it computes from the tangents is differentiated (reach.py asks which values
 
 from __future__ import annotations
 
+import enum
 from collections import defaultdict
-from typing import Optional
+from typing import Callable, Iterable, Optional
 
 import ast
 
+from nanlint.catalog.tables import NEVER_DIFFERENTIATED_BASE_WORDS, NEVER_DIFFERENTIATED_BASES
 from nanlint.prefilter.syntax import Position, call_arguments, children, leaf_name, start_position
 
 _CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_derivative")
@@ -49,11 +53,28 @@ _LOOP_BODIES = {"while_loop": 1}
 _REVERSE_MODE_LESS_LOOPS = frozenset({"lax", "lax_control_flow"})
 # What, written in one statement, can make a function elsewhere a custom primal: its decorator, a
 # registration, a wrapper, a loop that takes it as its body; or a class base whose name ends so, as
-# `torch.autograd.Function` does, for its `forward`. The slicer keeps what spells these (slicing.py).
+# `torch.autograd.Function` does, for its `forward`. The prefilter reads the statements that spell
+# these whole (`_Plan.contexts`).
 PRIMAL_WORDS = tuple(dict.fromkeys((*_CUSTOM_DECORATORS, *sorted(_REGISTRATIONS), *sorted(_WRAPPERS), *_LOOP_BODIES)))
 AUTOGRAD_BASE_ENDING = "Function"
+# The ends of the words a class statement whose base decides its methods spells.
+BASE_WORD_ENDINGS = (AUTOGRAD_BASE_ENDING, *NEVER_DIFFERENTIATED_BASE_WORDS)
 # Every word the pass below reacts to; a text that spells none of them has no such code.
-_SIGNS = (*PRIMAL_WORDS, AUTOGRAD_BASE_ENDING, *_NO_GRAD)
+_SIGNS = (*PRIMAL_WORDS, *BASE_WORD_ENDINGS, *_NO_GRAD)
+
+
+class ClassKind(enum.Enum):
+    """What a class's base says of its methods."""
+
+    PLAIN = "plain"
+    AUTOGRAD_FUNCTION = "autograd.Function"  # its forward is a custom primal, its backward a derivative
+    NEVER_DIFFERENTIATED = "never differentiated"  # a dataset, a Keras metric, a schedule: none of it
+
+
+def _never_differentiated_base(qualified: str) -> bool:
+    """`torch.utils.data.Dataset`, or a class of a module listed whole (`keras.metrics.Mean`)."""
+    parts = qualified.split(".")
+    return any(".".join(parts[:end]) in NEVER_DIFFERENTIATED_BASES for end in range(1, len(parts) + 1))
 
 
 def _reverse_mode_less(func: ast.AST) -> bool:
@@ -78,10 +99,14 @@ class _Leave:
 class Contexts:
     """One pass over a module; then `excluded(call)` says whether a select call is never differentiated."""
 
-    def __init__(self, code_for) -> None:
+    def __init__(self, code_for: Callable[[ast.AST], str], qualify: Callable[[str], Iterable[str]]) -> None:
+        """`code_for`: an expression's text; `qualify`: what a dotted name may stand for, through the
+        file's imports (`data.Dataset` -> `torch.utils.data.Dataset`)."""
         self.code_for = code_for
+        self.qualify = qualify
         self._functions: list[str] = []  # enclosing function names, innermost last
-        self._classes: list[bool] = []  # enclosing classes: is it a torch.autograd.Function?
+        self._classes: list[ClassKind] = []  # enclosing classes
+        self._never_classes: set[str] = set()  # classes of this file derived from a never-differentiated one
         self._under_no_grad: list[bool] = []  # per enclosing function or `with`: does its code run under no_grad?
         # Each function as (its name and those of the functions around it, start, end); no_grad regions.
         self._function_spans: list[tuple[tuple[str, ...], Position, Position]] = []
@@ -107,7 +132,7 @@ class Contexts:
             kind = type(node)
             if kind is ast.ClassDef:
                 self._note_use(node.name)
-                self._classes.append(any(self.code_for(b).endswith(AUTOGRAD_BASE_ENDING) for b in node.bases))
+                self._classes.append(self._class_kind(node))
                 stack.append(_Leave(self._classes.pop))
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 stack.append(self._enter_function(node))
@@ -134,8 +159,9 @@ class Contexts:
             self._custom.add(name)
         if any(text.endswith(f".{_JVP_RULE}") for text in decorators):
             self._jvp_rules.add(name)  # @f.defjvp
-        if self._classes and self._classes[-1] and name in _AUTOGRAD_METHODS:
-            self._custom.add(self._qualify(name))
+        in_class = self._classes[-1] if self._classes else ClassKind.PLAIN
+        if (in_class is ClassKind.AUTOGRAD_FUNCTION and name in _AUTOGRAD_METHODS) or in_class is ClassKind.NEVER_DIFFERENTIATED:
+            self._custom.add(self._qualify(name, in_class))
         if not self._functions:
             self._defined.add(name)
         span = self._span(start_position(node), node)
@@ -144,7 +170,7 @@ class Contexts:
             self._no_grad_spans.append(span)
         # A body runs when the function is called, not where it is defined: only its decorator counts.
         self._under_no_grad.append(no_grad)
-        self._functions.append(self._qualify(name) if self._classes and self._classes[-1] else name)
+        self._functions.append(name if in_class is ClassKind.PLAIN else self._qualify(name, in_class))
         self._function_spans.append((tuple(self._functions), *span))
         return _Leave(self._leave_function)
 
@@ -156,8 +182,17 @@ class Contexts:
         """A place in the tree, with its lines counted in the file."""
         return (start[0] + self._base_line, start[1]), (node.end_lineno + self._base_line, node.end_col_offset)
 
-    def _qualify(self, name: str) -> str:
-        return f"<autograd.Function>.{name}"
+    def _qualify(self, name: str, kind: ClassKind) -> str:
+        return f"<{kind.value}>.{name}"
+
+    def _class_kind(self, node: ast.ClassDef) -> ClassKind:
+        bases = [self.code_for(base) for base in node.bases]
+        if any(base.endswith(AUTOGRAD_BASE_ENDING) for base in bases):
+            return ClassKind.AUTOGRAD_FUNCTION
+        if any(base in self._never_classes or any(_never_differentiated_base(q) for q in self.qualify(base)) for base in bases):
+            self._never_classes.add(node.name)
+            return ClassKind.NEVER_DIFFERENTIATED
+        return ClassKind.PLAIN
 
     def _visit_call(self, node: ast.Call) -> None:
         func = node.func

@@ -150,6 +150,12 @@ class WhereBranchSingularOp(Rule):
             "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
             "        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
         ),
+        # A dataset, a Keras metric or a learning-rate schedule is never differentiated: its
+        # examples are stored data, its state is assigned, its input is the step counter.
+        Valid(
+            "import torch\nfrom torch.utils.data import Dataset\nclass Points(Dataset):\n    def __getitem__(self, i):\n"
+            "        d = self.d[i]\n        return torch.where(d > 0, torch.log(d), 0.0)\n"
+        ),
         # A namespace local that is bound to something else is no array module; nor is a call of a
         # local that merely shares a name with the one it is assigned to (`force = force(r)`).
         Valid("def f(y, get):\n    xp = get(y)\n    return xp.where(y > 0, xp.sqrt(y), 0.0)\n"),
