@@ -150,6 +150,9 @@ class WhereBranchSingularOp(Rule):
             "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
             "        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
         ),
+        # A parameter whose default is a number is one number, as `radius: float` is: at its pole
+        # for every element or none, and the where does not decide which.
+        Valid("import jax.numpy as jnp\ndef f(x, radius=2.0):\n    return jnp.where(x < radius, 1.0 - x / radius, 0.0)\n"),
         # A dataset, a Keras metric or a learning-rate schedule is never differentiated: its
         # examples are stored data, its state is assigned, its input is the step counter.
         Valid(
@@ -330,4 +333,9 @@ class WhereBranchSingularOp(Rule):
             fixed="import jax.numpy as jnp\ndef f(x, r: float):\n    return jnp.where(r > 0, x / jnp.where(r > 0, r, 1.0), 0.0)\n",
         ),
         Invalid("import jax.numpy as jnp\ndef f(x, r: float):\n    ok = (x > 0) & (r > 0)\n    return jnp.where(ok, jnp.log(x) / r, 0.0)\n", line=4),
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x, r=1.0):\n    return jnp.where(r > 0, x / r, 0.0)\n",
+            line=3,
+            fixed="import jax.numpy as jnp\ndef f(x, r=1.0):\n    return jnp.where(r > 0, x / jnp.where(r > 0, r, 1.0), 0.0)\n",
+        ),
     )
