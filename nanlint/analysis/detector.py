@@ -817,15 +817,18 @@ class Detector:
         return not self._tests_configuration(branch.cond, env)
 
     def _tests_configuration(self, cond: cst.BaseExpression, env: _Env) -> bool:
-        """Whether a comparison in the condition (or in the locals it reads) is of configuration only."""
+        """Whether the condition is configuration (`where(flag, ...)`), or a comparison in it, read
+        with the locals it reads in place, is of configuration only (`r > 0`, `ok = r > 0`). A
+        comparison of data with a bound made of configuration (`pixels < n - ncap`) is a test of the
+        data, whether the bound is written in place or held by a local."""
+        if is_configuration(cond, env):
+            return True
         parts = [cond]
         for name in _loads(cond):
             binding = env.binding(name)
             if binding is not None and binding.value is not None and binding.imported is None:
                 parts.append(binding.value)
         for part in parts:
-            if is_configuration(part, env):
-                return True
             for node in walk(part):
                 if isinstance(node, cst.Comparison) and all(
                     is_configuration(side, env) for side in (node.left, *(c.comparator for c in node.comparisons))

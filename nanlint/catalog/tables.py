@@ -1096,6 +1096,9 @@ EXTREMA_BUILTINS = frozenset({"max", "min"})
 REMAINDERS = {"mod": False, "remainder": False, "floormod": False, "fmod": True, "truncatemod": True}
 # Evenly spaced counts from a start (`arange(1, n)` >= 1 with a positive step): their value range.
 RANGES = frozenset({"arange", "range"})
+# Constructors whose elements differ though their arguments are Python numbers (`linspace(0, 1, n)`,
+# a grid, an identity): not one number for every element, as `full(shape, r)` is.
+VARYING_CONSTRUCTORS = RANGES | frozenset({"linspace", "logspace", "geomspace", "meshgrid", "mgrid", "ogrid", "indices", "iota", "eye", "identity", "tri"})
 # torch's gradient leaves: a constructor given `requires_grad=True` (`torch.zeros(3,
 # requires_grad=True)`), or a tensor after `.requires_grad_()`, receives a gradient of its own,
 # whatever it was made of.

@@ -153,6 +153,9 @@ class WhereBranchSingularOp(Rule):
         # A parameter whose default is a number is one number, as `radius: float` is: at its pole
         # for every element or none, and the where does not decide which.
         Valid("import jax.numpy as jnp\ndef f(x, radius=2.0):\n    return jnp.where(x < radius, 1.0 - x / radius, 0.0)\n"),
+        # A comparison of data with a bound made of such numbers tests the data, as it does when
+        # the bound is written in place (`pixels < 2 * n`).
+        Valid("import jax.numpy as jnp\ndef f(x, pixels, n: int):\n    bound = 2 * n\n    return jnp.where(pixels < bound, x / n, 0.0)\n"),
         # A dataset, a Keras metric or a learning-rate schedule is never differentiated: its
         # examples are stored data, its state is assigned, its input is the step counter.
         Valid(
@@ -333,6 +336,12 @@ class WhereBranchSingularOp(Rule):
             fixed="import jax.numpy as jnp\ndef f(x, r: float):\n    return jnp.where(r > 0, x / jnp.where(r > 0, r, 1.0), 0.0)\n",
         ),
         Invalid("import jax.numpy as jnp\ndef f(x, r: float):\n    ok = (x > 0) & (r > 0)\n    return jnp.where(ok, jnp.log(x) / r, 0.0)\n", line=4),
+        # A grid made of Python numbers differs element by element: `t` may be 0 where `x >= t`.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x, a: float, b: float, n: int):\n    t = jnp.linspace(a, b, n)\n    return jnp.where(x < t, x / t, 0.0)\n",
+            line=4,
+            fixed="import jax.numpy as jnp\ndef f(x, a: float, b: float, n: int):\n    t = jnp.linspace(a, b, n)\n    return jnp.where(x < t, x / jnp.where(x < t, t, 1.0), 0.0)\n",
+        ),
         Invalid(
             "import jax.numpy as jnp\ndef f(x, r=1.0):\n    return jnp.where(r > 0, x / r, 0.0)\n",
             line=3,
