@@ -38,8 +38,6 @@ class Binding:
     function: Optional[cst.FunctionDef] = None
     # A parameter: data, whatever its name's case (`M1`, a mass, is not a module constant).
     parameter: bool = False
-    # A parameter whose default is a number (`radius=2.0`): one number, as `radius: float` says.
-    number_default: bool = False
     # A module's `def` or `class` (read or not): it reads no function's locals.
     module_definition: bool = False
     # `a, b = value` with a value that is not a literal tuple: the value `name` is a part of.
@@ -244,9 +242,7 @@ class ScopeIndex:
                 everything.append(star)
         for param in everything:
             annotation = leaf_name(param.annotation.annotation) if param.annotation is not None else None
-            default = param.default.expression if isinstance(param.default, cst.UnaryOperation) else param.default
-            number_default = isinstance(default, (cst.Integer, cst.Float))
-            scope.bind(Binding(param.name.value, self._next(), annotation=annotation, parameter=True, number_default=number_default))
+            scope.bind(Binding(param.name.value, self._next(), annotation=annotation, parameter=True))
 
     def _visit_import(self, node: cst.Import, scope: Scope) -> None:
         for alias in node.names:

@@ -309,8 +309,7 @@ def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient
 
 
 def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
-    """Made only of Python numbers: constants, parameters annotated `float` / `int` / `bool` or, not
-    annotated, defaulting to a number (`radius=2.0`), locals
+    """Made only of Python numbers: constants, parameters annotated `float` / `int` / `bool`, locals
     and arithmetic of them, library functions and Python `if`s of them (`jnp.isfinite(r)`,
     `max(r, 1e-7) if half else r`), `full_like(x, r)`. The same for every element."""
     if depth > _MAX_NESTING:
@@ -323,7 +322,7 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
             return False
         if binding.value is not None:
             return is_configuration(binding.value, env.at(binding.place), depth + BINDING_COST)
-        return binding.annotation in SCALAR_ANNOTATIONS or (binding.annotation is None and binding.number_default)
+        return binding.annotation in SCALAR_ANNOTATIONS
     if isinstance(node, cst.UnaryOperation):
         return is_configuration(node.expression, env, depth + 1)
     if isinstance(node, cst.BinaryOperation):

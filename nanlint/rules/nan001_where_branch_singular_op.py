@@ -150,10 +150,7 @@ class WhereBranchSingularOp(Rule):
             "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
             "        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
         ),
-        # A parameter whose default is a number is one number, as `radius: float` is: at its pole
-        # for every element or none, and the where does not decide which.
-        Valid("import jax.numpy as jnp\ndef f(x, radius=2.0):\n    return jnp.where(x < radius, 1.0 - x / radius, 0.0)\n"),
-        # A comparison of data with a bound made of such numbers tests the data, as it does when
+        # A comparison of data with a bound made of Python numbers tests the data, as it does when
         # the bound is written in place (`pixels < 2 * n`).
         Valid("import jax.numpy as jnp\ndef f(x, pixels, n: int):\n    bound = 2 * n\n    return jnp.where(pixels < bound, x / n, 0.0)\n"),
         # A dataset, a Keras metric or a learning-rate schedule is never differentiated: its
@@ -341,10 +338,5 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(x, a: float, b: float, n: int):\n    t = jnp.linspace(a, b, n)\n    return jnp.where(x < t, x / t, 0.0)\n",
             line=4,
             fixed="import jax.numpy as jnp\ndef f(x, a: float, b: float, n: int):\n    t = jnp.linspace(a, b, n)\n    return jnp.where(x < t, x / jnp.where(x < t, t, 1.0), 0.0)\n",
-        ),
-        Invalid(
-            "import jax.numpy as jnp\ndef f(x, r=1.0):\n    return jnp.where(r > 0, x / r, 0.0)\n",
-            line=3,
-            fixed="import jax.numpy as jnp\ndef f(x, r=1.0):\n    return jnp.where(r > 0, x / jnp.where(r > 0, r, 1.0), 0.0)\n",
         ),
     )
