@@ -162,6 +162,8 @@ def test_what_depends_on_data(expression: str, depends: bool) -> None:
         ("SCALE", True),
         ("x / r", False),  # `x` is an array
         ("d", False),  # a numeric default says nothing: `scale=1.0` is often an array
+        ("jnp.linspace(0.0, r, n)", False),  # a grid of Python numbers differs element by element
+        ("jnp.arange(n) * r", False),
         ("r.sqrt()", False),  # a method: of what, nanlint cannot tell
         ("acc", False),  # rebound by `+=` in a loop
     ],

@@ -311,7 +311,8 @@ def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient
 def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
     """Made only of Python numbers: constants, parameters annotated `float` / `int` / `bool`, locals
     and arithmetic of them, library functions and Python `if`s of them (`jnp.isfinite(r)`,
-    `max(r, 1e-7) if half else r`), `full_like(x, r)`. The same for every element."""
+    `max(r, 1e-7) if half else r`; not a grid or a random draw), `full_like(x, r)`. The same for
+    every element."""
     if depth > _MAX_NESTING:
         return False
     if not depends_on_data(node, env, depth):

@@ -45,7 +45,7 @@ _BINDING_AFTER_DEFINITION = re.compile(r"\n[(\[*]")
 _CHAIN = re.compile(r"([A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*)[ \t]*\.[ \t]*$")
 _CHAIN_CONTINUES = re.compile(r"[\w.)\]}'\"]")
 _DEF_NAMES = re.compile(r"\bdef[ \t]+(\w+)")
-_CLASS_NAMES = re.compile(r"\bclass[ \t]+(\w+)")
+_CLASS_NAMES = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.MULTILINE)  # a statement, not a word in prose
 
 
 class Verdict(enum.Enum):
