@@ -330,9 +330,9 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
         return is_configuration(node.left, env, depth + 1) and is_configuration(node.right, env, depth + 1)
     if isinstance(node, cst.IfExp):  # a Python `if` picks one of the two, the same for every element
         return is_configuration(node.body, env, depth + 1) and is_configuration(node.orelse, env, depth + 1)
-    if isinstance(node, cst.Call) and (env.qualified(node.func) is not None or is_builtin(node.func, NUMBER_BUILTINS, env)):
+    if isinstance(node, cst.Call) and ((qualified := env.qualified(node.func)) is not None or is_builtin(node.func, NUMBER_BUILTINS, env)):
         leaf = leaf_name(node.func)
-        if leaf in VARYING_CONSTRUCTORS or RANDOM_NAME.search(env.qualified(node.func) or "") is not None:
+        if leaf in VARYING_CONSTRUCTORS or RANDOM_NAME.search(qualified or "") is not None:
             return False  # `linspace(a, b, n)`, a random draw: numbers that differ element by element
         if leaf in FILL_ARGUMENT:  # `full_like(x, eps)`: `x` gives the shape, the fill every value
             fill = argument_at(node, FILL_ARGUMENT[leaf])

@@ -505,12 +505,7 @@ def _module_bindings(statements: list[ast.stmt]) -> set[str]:
 def _contexts_of(trees: list[tuple[ast.Module, int]], imports: Imports) -> Contexts:
     """What contexts.py finds in these trees, each given with what to add to its lines; dotted names
     are read through the file's imports."""
-
-    def qualify(dotted: str) -> list[str]:
-        head, dot, tail = dotted.partition(".")
-        return [target + dot + tail for target in imports.targets.get(head, ())]
-
-    contexts = Contexts(ast.unparse, qualify)
+    contexts = Contexts(ast.unparse, lambda dotted: imports.qualified(dotted.split(".")))
     for tree, base_line in trees:
         contexts.visit(tree, base_line)
     return contexts

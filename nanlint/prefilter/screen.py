@@ -52,6 +52,7 @@ class Screen:
     def __init__(self, catalog: Catalog, imports: Imports, reported: Reported) -> None:
         self.catalog = catalog
         self.frameworks = imports.frameworks
+        self.imports = imports
         self.targets = imports.targets
         self.reported = reported
         self.select_methods, self.op_methods = catalog.method_names(imports.frameworks)
@@ -221,10 +222,7 @@ class Screen:
 
     def _qualified_candidates(self, dotted: list[str], lookup: "_Lookup") -> list[str]:
         """The qualified names a dotted call may stand for, through the file's imports."""
-        if dotted[-1] not in lookup.leaves or dotted[0] not in self.targets:
-            return []
-        suffix = "".join(f".{attr}" for attr in dotted[1:])
-        return [target + suffix for target in self.targets[dotted[0]]]
+        return self.imports.qualified(dotted) if dotted[-1] in lookup.leaves else []
 
 
 class _Lookup:

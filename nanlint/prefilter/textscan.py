@@ -46,6 +46,12 @@ class Imports:
     def names(self) -> frozenset[str]:
         return frozenset(self.targets)
 
+    def qualified(self, dotted: list[str]) -> list[str]:
+        """The qualified names a dotted name (`["data", "Dataset"]`) may stand for, through these
+        imports (`torch.utils.data.Dataset`); none when its first name is not imported."""
+        suffix = "".join(f".{attr}" for attr in dotted[1:])
+        return [target + suffix for target in self.targets.get(dotted[0], ())]
+
 
 def scan_imports(source: str) -> Imports:
     frameworks: set[str] = set()
