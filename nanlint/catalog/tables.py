@@ -63,6 +63,11 @@ CANONICAL_PREFIXES = (
     ("keras.ops.numpy.", "keras.ops."),
     ("torch.special.", "torch."),
     ("torch.linalg.", "torch."),
+    # quaxed re-exports jax's array functions wrapped by quax (`quaxify`): on arrays the same values
+    # and derivatives, and on quax values (units, sparse) the same rules applied to their arrays.
+    ("quaxed.numpy.", "jax.numpy."),
+    ("quaxed.lax.", "jax.lax."),
+    ("quaxed.scipy.special.", "jax.scipy.special."),
 )
 
 FRAMEWORK_OF_MODULE = {
@@ -73,6 +78,7 @@ FRAMEWORK_OF_MODULE = {
     "keras": "keras",
     "numpy": "numpy",
     "optax": "jax",
+    "quaxed": "jax",
     "tf_keras": "tensorflow",
 }
 
