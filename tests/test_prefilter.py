@@ -237,6 +237,14 @@ def test_a_local_bound_to_an_array_api_namespace_names_its_module() -> None:
     assert "zp" not in imports.targets and "jax" in imports.frameworks
 
 
+def test_a_name_called_as_a_namespace_where_may_name_an_array_module() -> None:
+    # `B.where(` on a name no import binds: a superset, which names.py narrows to three arguments.
+    imports = scan_imports("import numpy as np\ndef f(x, B):\n    y = np.where(x > 0, x, 0)\n    return B.where(x > 0, B.log(x), y)\n")
+    assert imports.targets["B"] == {"jax.numpy"} and imports.targets["np"] == {"numpy"}
+    assert "jax" in imports.frameworks
+    assert "x" not in imports.targets and "df" not in scan_imports("def f(df):\n    return df.wherever(1)\n").targets
+
+
 def test_a_syntax_error_in_a_statement_with_a_select_is_reported_by_python() -> None:
     linter = Checker(Settings())
     result = linter.check_source("import jax.numpy as jnp\n\ndef f(x:\n    return jnp.where(x > 0, x, 0)\n", "m.py")

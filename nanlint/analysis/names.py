@@ -11,13 +11,14 @@ takes effect after the whole statement (`b = b.clip(0)` reads the previous `b`).
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
 from nanlint.analysis.tree import UnitTree, children
-from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD
+from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD, NAMESPACE_SELECT
 
 Place = int
 
@@ -44,6 +45,11 @@ class Binding:
     part_of: Optional[cst.BaseExpression] = None
     # `for name in values`: what the loop takes `name` from, one element at a time.
     iterated: Optional[cst.BaseExpression] = None
+    # A method's first parameter (`self`): its methods are the class's own, never a namespace's.
+    receiver: bool = False
+    # Called as an array namespace is, `name.where(condition, x, y)`: a backend object standing for
+    # an array module (`B = backends[name]`), read as an array API namespace.
+    namespace: bool = False
 
 
 @dataclass(eq=False)
@@ -188,7 +194,7 @@ class ScopeIndex:
         elif kind is cst.FunctionDef:
             scope.bind(Binding(node.name.value, self.place[id(node)], function=node, module_definition=scope is self.module_scope))
             inner = self.scope_of[id(node)] = Scope(node, scope)
-            self._bind_params(node.params, inner)
+            self._bind_params(node.params, inner, method=scope.is_class)
             return inner
         elif kind is cst.Lambda:
             inner = self.scope_of[id(node)] = Scope(node, scope)
@@ -235,14 +241,14 @@ class ScopeIndex:
             if kind is cst.If and node.orelse is not None:
                 scope.forks.append((self.place[id(node)], self.place[id(node.orelse)], after))
 
-    def _bind_params(self, params: cst.Parameters, scope: Scope) -> None:
+    def _bind_params(self, params: cst.Parameters, scope: Scope, method: bool = False) -> None:
         everything = [*params.posonly_params, *params.params, *params.kwonly_params]
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 everything.append(star)
-        for param in everything:
+        for index, param in enumerate(everything):
             annotation = leaf_name(param.annotation.annotation) if param.annotation is not None else None
-            scope.bind(Binding(param.name.value, self._next(), annotation=annotation, parameter=True))
+            scope.bind(Binding(param.name.value, self._next(), annotation=annotation, parameter=True, receiver=method and index == 0))
 
     def _visit_import(self, node: cst.Import, scope: Scope) -> None:
         for alias in node.names:
@@ -287,12 +293,32 @@ class ScopeIndex:
     def _visit_call(self, node: cst.Call, scope: Scope) -> None:
         if self.interesting_call(node, self.renamed):
             self.calls.append((node, scope))
+        self._note_namespace_use(node, scope)
         inner = [a.value for a in node.args]
         if isinstance(node.func, cst.Attribute):
             inner.append(node.func.value)
         for value in inner:
             if isinstance(value, cst.Call) and self.interesting_call(value, self.renamed):
                 self.wrapping.append((node, value, scope))
+
+    def _note_namespace_use(self, node: cst.Call, scope: Scope) -> None:
+        """`B.where(condition, x, y)` on a name no import binds: `B` is used as an array namespace
+        is (a tensor's own `where` takes two arguments, pandas' a condition and one other)."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == NAMESPACE_SELECT and isinstance(func.value, cst.Name)):
+            return
+        if len(node.args) != 3 or any(arg.keyword is not None or arg.star for arg in node.args):
+            return
+        name = func.value.value
+        holder = next((candidate for candidate in scope.lookup_chain() if name in candidate.bindings), None)
+        if holder is None or not holder.is_function:
+            return  # a module's name may be an import's fallback (`except ImportError: tf = None`)
+        binding = binding_at(holder, name, self.place[id(node)])
+        if binding is None or binding.imported is not None or binding.receiver or binding.function is not None:
+            return
+        if binding.value is not None and _built_here(binding.value, holder, self.place[id(node)]):
+            return  # `jnp = object()`, `B = None`: a value the function makes is not a backend's module
+        binding.namespace = True
 
     # --- questions about places ---------------------------------------------------------------------
     def scope_at(self, node: cst.CSTNode) -> Scope:
@@ -386,7 +412,7 @@ def qualified_name(node: cst.CSTNode, scope: Scope, at: Place, namespaces: bool 
     if binding is None:
         return None
     module = binding.imported
-    if module is None and namespaces and isinstance(binding.value, cst.Call) and _gets_namespace(binding.value, scope, binding.place):
+    if module is None and namespaces and (binding.namespace or isinstance(binding.value, cst.Call) and _gets_namespace(binding.value, scope, binding.place)):
         module = ARRAY_API_MODULE
     return ".".join([module, *attrs]) if module is not None else None
 
@@ -403,6 +429,19 @@ def _gets_namespace(call: cst.Call, scope: Scope, at: Place) -> bool:
     if leaf == NAMESPACE_METHOD and isinstance(func, cst.Attribute):
         return True
     return leaf in _GETTER_LEAVES and qualified_name(func, scope, at, namespaces=False) in NAMESPACE_GETTERS
+
+
+def _built_here(value: cst.BaseExpression, scope: Scope, at: Place) -> bool:
+    """A literal, or a call of one of Python's builtins (`object()`, `dict(...)`)."""
+    if isinstance(value, cst.Call):
+        func = value.func
+        return isinstance(func, cst.Name) and func.value in _BUILTINS and binding_at(scope, func.value, at) is None
+    return isinstance(value, (cst.BaseNumber, cst.BaseString, cst.BaseDict, cst.BaseSet, cst.List, cst.Tuple)) or (
+        isinstance(value, cst.Name) and value.value in ("None", "True", "False")
+    )
+
+
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _dotted_parts(node: cst.CSTNode) -> tuple[list[str], Optional[cst.Name]]:

@@ -1084,6 +1084,8 @@ ADDITIONS = frozenset({"add", "add_"})
 # it is given at run time.
 NAMESPACE_GETTERS = frozenset({"array_api_compat.array_namespace", "array_api_compat.get_namespace"})
 NAMESPACE_METHOD = "__array_namespace__"
+# The array API's select, `where(condition, x1, x2)`: an object called so is used as a namespace.
+NAMESPACE_SELECT = "where"
 ARRAY_API_MODULE = "jax.numpy"
 # Sizes, which are counts and never negative: `x.shape[0]`, `tf.shape(x)[0]`, `x.ndim`, `x.size`
 # (NumPy's and JAX's attribute), `x.size(1)`, `x.numel()` (torch's methods), `len(x)`,

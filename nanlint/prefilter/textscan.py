@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD, framework_of
+from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD, NAMESPACE_SELECT, framework_of
 
 # `import a.b as c, d` and `from m import (x as y, z)`: at any indentation, after `;` or `try:`,
 # continued by a backslash. Text in strings that looks like an import only adds names: harmless.
@@ -25,6 +25,9 @@ _ALIAS = re.compile(r"([\w.]+)(?:\s+as\s+(\w+))?")
 _SPACED_DOT = re.compile(r"[ \t]*\.[ \t]*")  # `jax . numpy` is `jax.numpy`
 # `xp = array_namespace(x)`, `xp = x.__array_namespace__()`: a local that names an array module.
 _NAMESPACE_LOCAL = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*([\w.]+)[ \t]*\(", re.M)
+# `B.where(` on a bare name: maybe a backend object used as an array namespace (names.py decides,
+# from the call's arguments and the name's binding).
+_NAMESPACE_USE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)[ \t]*\.[ \t]*" + NAMESPACE_SELECT + r"[ \t]*\(")
 
 @dataclass(frozen=True)
 class Imports:
@@ -76,6 +79,8 @@ def scan_imports(source: str) -> Imports:
                     renamed[alias] = name
     if "namespace" in source:
         _note_namespace_locals(source, targets, frameworks)
+    if NAMESPACE_SELECT in source:
+        _note_namespace_uses(source, targets, frameworks)
     return Imports(frozenset(frameworks), renamed, {n: frozenset(t) for n, t in targets.items()})
 
 
@@ -87,6 +92,17 @@ def _note_namespace_locals(source: str, targets: dict[str, set[str]], frameworks
         first, _, rest = callee.partition(".")
         getters = {f"{target}.{rest}" if rest else target for target in targets.get(first, ())}
         if callee.rsplit(".", 1)[-1] == NAMESPACE_METHOD or getters & NAMESPACE_GETTERS:
+            targets.setdefault(name, set()).add(ARRAY_API_MODULE)
+            _note_framework(ARRAY_API_MODULE, frameworks)
+
+
+def _note_namespace_uses(source: str, targets: dict[str, set[str]], frameworks: set[str]) -> None:
+    """Names called as a namespace's `where` is (`B.where(`) that no import binds may stand for an
+    array module: a superset of the bindings names.py reads so."""
+    imported = set(targets)
+    for match in _NAMESPACE_USE.finditer(source):
+        name = match.group(1)
+        if name not in imported:
             targets.setdefault(name, set()).add(ARRAY_API_MODULE)
             _note_framework(ARRAY_API_MODULE, frameworks)
 

@@ -159,9 +159,10 @@ class WhereBranchSingularOp(Rule):
             "import torch\nfrom torch.utils.data import Dataset\nclass Points(Dataset):\n    def __getitem__(self, i):\n"
             "        d = self.d[i]\n        return torch.where(d > 0, torch.log(d), 0.0)\n"
         ),
-        # A namespace local that is bound to something else is no array module; nor is a call of a
-        # local that merely shares a name with the one it is assigned to (`force = force(r)`).
-        Valid("def f(y, get):\n    xp = get(y)\n    return xp.where(y > 0, xp.sqrt(y), 0.0)\n"),
+        # A namespace local that is bound to something else, and not called as one, is no array
+        # module; nor is a call of a local that merely shares a name with the one it is assigned
+        # to (`force = force(r)`).
+        Valid("import jax.numpy as jnp\ndef f(y, get):\n    xp = get(y)\n    return jnp.where(y > 0, xp.sqrt(y), 0.0)\n"),
         # A remainder is smaller than its divisor: `t % 500` is in [0, 500) (the divisor's sign),
         # `fmod(t, 500)` in (-500, 500) (the dividend's).
         Valid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(500 - t % 500), 0.0)\n"),
@@ -215,6 +216,10 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(q, eta, y):\n    omq2 = 1.0 - q * q\n    d = eta * jnp.where(omq2 == 0.0, 1.0, omq2)\n"
             "    return jnp.where(omq2 == 0.0, 0.0, -y / d)\n"
         ),
+        # A class's own `where` is its code, not a namespace's; nor is a two-argument `where`
+        # (a tensor's, pandas') one.
+        Valid("class Backend:\n    def f(self, y):\n        return self.where(y > 0, self.log(y), 0.0)\n"),
+        Valid("def f(frame, y):\n    return frame.where(y > 0, frame.log(y))\n"),
         # A tensor of constants nobody differentiates cannot leak ...
         Valid("import torch\ndef f():\n    q = torch.zeros(4)\n    return torch.where(q > 0, q.log(), 0.0)\n"),
     )
@@ -223,6 +228,16 @@ class WhereBranchSingularOp(Rule):
         Invalid("import torch\ndef f():\n    q = torch.zeros(4).requires_grad_()\n    return torch.where(q > 0, q.log(), 0.0)\n", line=4),
         # An array API namespace is an array module (point 67), as `jnp` is.
         Invalid("def f(y):\n    xp = y.__array_namespace__()\n    return xp.where(y > 0, xp.sqrt(y), 0.0)\n", line=3),
+        # So is a backend object whose `where` takes a condition and two branches (point 83).
+        Invalid(
+            "def f(y, backend=None):\n    B = backends.active if backend is None else backends[backend]\n"
+            "    return B.where(y > 0, B.log(y), 0.0)\n",
+            line=3,
+            fixed=(
+                "def f(y, backend=None):\n    B = backends.active if backend is None else backends[backend]\n"
+                "    return B.where(y > 0, B.log(B.where(y > 0, y, 1.0)), 0.0)\n"
+            ),
+        ),
         # A local assigned a call of itself resolves to nothing, and the file is still read.
         Invalid(
             "import jax.numpy as jnp\ndef f(force_fn, r):\n    force = force_fn(r)\n    force = force(r)\n"
