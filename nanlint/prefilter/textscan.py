@@ -26,8 +26,9 @@ _SPACED_DOT = re.compile(r"[ \t]*\.[ \t]*")  # `jax . numpy` is `jax.numpy`
 # `xp = array_namespace(x)`, `xp = x.__array_namespace__()`: a local that names an array module.
 _NAMESPACE_LOCAL = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*([\w.]+)[ \t]*\(", re.M)
 # `B.where(` on a bare name: maybe a backend object used as an array namespace (names.py decides,
-# from the call's arguments and the name's binding).
-_NAMESPACE_USE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)[ \t]*\.[ \t]*" + NAMESPACE_SELECT + r"[ \t]*\(")
+# from the call's arguments and the name's binding). Found from `.where(`, then the name before it.
+_NAMESPACE_CALL = re.compile(r"\.[ \t]*" + NAMESPACE_SELECT + r"[ \t]*\(")
+_NAME_BEFORE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)[ \t]*$")
 
 @dataclass(frozen=True)
 class Imports:
@@ -100,9 +101,10 @@ def _note_namespace_uses(source: str, targets: dict[str, set[str]], frameworks: 
     """Names called as a namespace's `where` is (`B.where(`) that no import binds may stand for an
     array module: a superset of the bindings names.py reads so."""
     imported = set(targets)
-    for match in _NAMESPACE_USE.finditer(source):
-        name = match.group(1)
-        if name not in imported:
+    for call in _NAMESPACE_CALL.finditer(source):
+        before = _NAME_BEFORE.search(source, max(0, call.start() - 64), call.start())
+        name = before.group(1) if before is not None else None
+        if name is not None and name not in imported:
             targets.setdefault(name, set()).add(ARRAY_API_MODULE)
             _note_framework(ARRAY_API_MODULE, frameworks)
 
