@@ -65,6 +65,8 @@ from nanlint.catalog.tables import (
     LOWER_CLAMPS,
     LOWER_KEYWORDS,
     METADATA_ATTRS,
+    NAN_NAMES,
+    NONFINITE_NAMES,
     OPS,
     SHAPE_ARG,
     UPPER_CLAMPS,
@@ -84,9 +86,7 @@ _SHARED_RECEIVERS = frozenset({"self", "cls"})
 
 _OPERATOR_OPS = {op.operator: op for op in OPS if op.operator}
 # The binary operators with a singular derivative, by their libcst node and their spelling.
-OPERATORS = {cst.Divide: "/", cst.Modulo: "%", cst.Power: "**"}
-_NAN_NAMES = frozenset({"nan", "NaN", "NAN"})
-_NONFINITE_NAMES = _NAN_NAMES | frozenset({"inf", "Inf", "infty", "NINF", "PINF"})
+OPERATORS = {cst.Divide: "/", cst.Modulo: "%", cst.Power: "**", cst.Multiply: "*"}
 _FILLS = frozenset({"full_like", "full", "fill", "constant", "broadcast_to", "convert_to_tensor", "asarray", "tensor"})
 
 
@@ -456,7 +456,7 @@ class Detector:
             return self._nonfinite_constant(value[0], value[1], nan_only, depth + 1)
         if isinstance(node, (cst.Name, cst.Attribute)):
             name = env.qualified(node) or ""
-            return name.rsplit(".", 1)[-1] in (_NAN_NAMES if nan_only else _NONFINITE_NAMES)
+            return name.rsplit(".", 1)[-1] in (NAN_NAMES if nan_only else NONFINITE_NAMES)
         if isinstance(node, cst.Call):
             carried = carried_value(node, env)
             if carried is not None and depth < MAX_INDIRECTION:  # `jnp.array(np.nan, dtype)`, `tf.cast(nan, t)`
@@ -467,6 +467,14 @@ class Detector:
                 return text is not None and text.strip().strip("+-").lower() in (("nan",) if nan_only else ("nan", "inf", "infinity"))
             leaf = leaf_name(node.func) or ""
             return leaf in _FILLS and any(self._nonfinite_constant(v, env, nan_only, depth) for v in values)
+        return False
+
+    def _nonfinite_literal(self, node: cst.BaseExpression, env: _Env) -> bool:
+        """`jnp.nan`, `-np.inf`, `float("nan")` written in place (what the prefilter's screen sees as one)."""
+        if isinstance(node, cst.UnaryOperation):
+            return self._nonfinite_literal(node.expression, env)
+        if isinstance(node, (cst.Name, cst.Attribute, cst.Call)) and not (isinstance(node, cst.Call) and leaf_name(node.func) != "float"):
+            return self._nonfinite_constant(node, env) and not (isinstance(node, cst.Name) and assigned(node, env) is not None)
         return False
 
     def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
@@ -585,6 +593,13 @@ class Detector:
         op = _OPERATOR_OPS[operator]
         if operator == "**":
             return self._use_if_leaking(op, node, node.left, node.right, env)
+        if operator == "*":
+            # Only a product with a NaN or infinite constant written in place (`jnp.nan * s`): its
+            # partner's derivative is that constant.
+            left, right = (self._nonfinite_literal(side, env) for side in (node.left, node.right))
+            if left == right:
+                return None
+            return self._use_if_leaking(op, node, node.right if left else node.left, None, env)
         return self._use_if_leaking(op, node, node.right, None, env)
 
     def _use_if_leaking(self, op: SingularOp, node, arg, exponent, env: _Env) -> Optional[OpUse]:
@@ -688,6 +703,11 @@ class Detector:
                 branch, use, arg_env
             ):
                 return None  # masked before, on this select's own condition
+        if use.leak_domain.is_everything():
+            # `where(c, 0.0, jnp.nan * s)`: every value of `s` leaks; wherever the branch is not
+            # selected (the NaN where it is selected is the placeholder's meaning, not a pole).
+            kind = SiteKind.SINGULAR_LOCAL if use.via is not None else SiteKind.SINGULAR_OP
+            return site(kind, confidence=Confidence.HIGH) if branch.cond is not None else None
         verdict, admitted = self._guard_verdict(branch, use, env)
         if verdict is GuardVerdict.NO_LEAK:
             return None

@@ -53,6 +53,9 @@ class IntervalSet:
     def everything() -> "IntervalSet":
         return IntervalSet((Interval(-INF, INF, False, False),))
 
+    def is_everything(self) -> bool:
+        return self == IntervalSet.everything()
+
     @staticmethod
     def point(value: float) -> "IntervalSet":
         return IntervalSet.of(Interval(value, value))

@@ -319,6 +319,22 @@ OPS: tuple[SingularOp, ...] = (
         safe_in=("tensorflow: tf.math.divide_no_nan",),
         domain=_NONZERO,
     ),
+    # A product with a NaN or infinite placeholder (`res = jnp.nan * s`): d/ds (c * s) = c is not
+    # finite anywhere, so where the select leaves it unselected 0 * nan reaches `s`. Found by the
+    # detector from the operator and a non-finite constant factor; masking `s` mends it.
+    SingularOp(
+        key="nonfinite_factor",
+        title="product with a non-finite factor",
+        why="d/dy (c * y) = c is NaN or infinite wherever the factor c is",
+        kind="pole",
+        leak_domain=_EVERYWHERE,
+        domain_text="every value of the other factor",
+        safe_value=1.0,
+        probes=(0.0, 1.0, -2.0, 2.0),
+        names={},
+        operator="*",
+        only_through_arg=True,
+    ),
     SingularOp(
         key="reciprocal",
         title="reciprocal",
@@ -1077,6 +1093,9 @@ NEGATIONS = frozenset({"neg", "negative"})
 # Sums of two by last name, for value ranges (`jnp.add(a, b)`, `x.add_(eps)`); not with torch's
 # `alpha=`, which scales the second.
 ADDITIONS = frozenset({"add", "add_"})
+# Module constants that are NaN, or NaN or infinite, by last name (`jnp.nan`, `np.inf`, `math.inf`).
+NAN_NAMES = frozenset({"nan", "NaN", "NAN"})
+NONFINITE_NAMES = NAN_NAMES | frozenset({"inf", "Inf", "infty", "NINF", "PINF"})
 # The array API standard's ways to get the namespace of an array: functions that return it
 # (`xp = array_namespace(x)`) and the array's own method (`x.__array_namespace__()`). The standard
 # names its functions as jax.numpy does, with the same values and derivatives (`xp.where`,

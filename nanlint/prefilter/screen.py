@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Iterator, Optional, Sequence
 
 from nanlint.catalog.lookup import Catalog
-from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS, Arg, SelectFunction
+from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS, NONFINITE_NAMES, Arg, SelectFunction
 from nanlint.limits import MAX_DEPTH, MAX_INDIRECTION
 from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, start_position
 from nanlint.prefilter.textscan import Imports
@@ -420,7 +420,8 @@ def _taker(ancestors: list[ast.AST], call: ast.Call) -> Optional[ast.Call]:
 
 def _operator_may_leak(node: ast.BinOp) -> bool:
     """`a / b`, `a % b`, `a ** p` unless the detector is sure to pass them by: a denominator that
-    never depends on data, string formatting, or an exponent with a finite derivative everywhere."""
+    never depends on data, string formatting, or an exponent with a finite derivative everywhere;
+    and `a * b` with a factor spelled as a NaN or an infinity."""
     if isinstance(node.op, (ast.Div, ast.Mod)):
         if isinstance(node.op, ast.Mod) and is_string(node.left):
             return False
@@ -428,7 +429,21 @@ def _operator_may_leak(node: ast.BinOp) -> bool:
     if isinstance(node.op, ast.Pow):
         exponent = _literal_number(node.right)
         return exponent is None or not (float(exponent).is_integer() and exponent >= 0)
+    if isinstance(node.op, ast.Mult):
+        return _nonfinite_literal(node.left) or _nonfinite_literal(node.right)
     return False
+
+
+def _nonfinite_literal(node: ast.AST) -> bool:
+    """`jnp.nan`, `-inf`, `float("nan")`: a product's factor whose value makes its partner's
+    derivative non-finite (a superset of the detector's: any name so spelled)."""
+    if isinstance(node, ast.UnaryOp):
+        return _nonfinite_literal(node.operand)
+    if isinstance(node, ast.Attribute):
+        return node.attr in NONFINITE_NAMES
+    if isinstance(node, ast.Name):
+        return node.id in NONFINITE_NAMES
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float"
 
 
 def _never_data(node: ast.AST, depth: int) -> bool:

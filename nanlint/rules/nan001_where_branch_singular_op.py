@@ -216,6 +216,8 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(q, eta, y):\n    omq2 = 1.0 - q * q\n    d = eta * jnp.where(omq2 == 0.0, 1.0, omq2)\n"
             "    return jnp.where(omq2 == 0.0, 0.0, -y / d)\n"
         ),
+        # A non-finite filler made of constants carries no gradient (point 84).
+        Valid("import jax.numpy as jnp\ndef f(s, x):\n    return jnp.where(x > 0, s, jnp.nan * jnp.ones_like(s))\n"),
         # A class's own `where` is its code, not a namespace's; nor is a two-argument `where`
         # (a tensor's, pandas') one.
         Valid("class Backend:\n    def f(self, y):\n        return self.where(y > 0, self.log(y), 0.0)\n"),
@@ -243,6 +245,13 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(force_fn, r):\n    force = force_fn(r)\n    force = force(r)\n"
             "    n = jnp.linalg.norm(force)\n    return jnp.where(n > 1.0, force / n, force)\n",
             line=6,
+        ),
+        # A NaN or infinite placeholder multiplied by data (point 84): d/ds (nan * s) = nan, so the
+        # zero cotangent where the branch is not selected becomes NaN in `s`.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(s, x):\n    return jnp.where(x == 1.0, jnp.inf * x, s * x)\n",
+            line=3,
+            fixed="import jax.numpy as jnp\ndef f(s, x):\n    return jnp.where(x == 1.0, jnp.inf * jnp.where(x == 1.0, x, 1.0), s * x)\n",
         ),
         # A remainder of a positive divisor reaches 0.
         Invalid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(t % 500), 0.0)\n", line=3),
