@@ -470,12 +470,17 @@ class Detector:
         return False
 
     def _nonfinite_literal(self, node: cst.BaseExpression, env: _Env) -> bool:
-        """`jnp.nan`, `-np.inf`, `float("nan")` written in place (what the prefilter's screen sees as one)."""
+        """`jnp.nan`, `-np.inf`, `float("nan")` written in place, spelled so (what the prefilter's
+        screen sees as one): not a local bound to one, nor another name imported for one."""
         if isinstance(node, cst.UnaryOperation):
             return self._nonfinite_literal(node.expression, env)
-        if isinstance(node, (cst.Name, cst.Attribute, cst.Call)) and not (isinstance(node, cst.Call) and leaf_name(node.func) != "float"):
-            return self._nonfinite_constant(node, env) and not (isinstance(node, cst.Name) and assigned(node, env) is not None)
-        return False
+        if isinstance(node, cst.Call):
+            spelled = leaf_name(node.func) == "float"
+        elif isinstance(node, (cst.Name, cst.Attribute)):
+            spelled = leaf_name(node) in NONFINITE_NAMES and not (isinstance(node, cst.Name) and assigned(node, env) is not None)
+        else:
+            return False
+        return spelled and self._nonfinite_constant(node, env)
 
     def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
         qualified = env.qualified(call.func)
