@@ -482,6 +482,18 @@ class Detector:
             return False
         return spelled and self._nonfinite_constant(node, env)
 
+    def _placeholder(self, node: cst.BaseExpression, env: _Env) -> Optional[tuple[Branch, _Env]]:
+        """A local bound to a where with a NaN or infinite constant written on one side
+        (`u = where(u_inf, nan, u)`): that side, and where the where is read."""
+        if not isinstance(node, cst.Name) or (value := assigned(node, env)) is None or not isinstance(value[0], cst.Call):
+            return None
+        call, where_env = value
+        resolved = self._resolve_select(call, where_env)
+        if resolved is None or resolved[0].kind != "where":
+            return None
+        sides = [b for b in self._branches(call, resolved[0], resolved[2]) if self._nonfinite_literal(b.expr, where_env)]
+        return (sides[0], where_env) if len(sides) == 1 and sides[0].polarity is not None else None
+
     def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
         qualified = env.qualified(call.func)
         hit = self.catalog.select(qualified)
@@ -599,9 +611,9 @@ class Detector:
         if operator == "**":
             return self._use_if_leaking(op, node, node.left, node.right, env)
         if operator == "*":
-            # Only a product with a NaN or infinite constant written in place (`jnp.nan * s`): its
-            # partner's derivative is that constant.
-            left, right = (self._nonfinite_literal(side, env) for side in (node.left, node.right))
+            # Only a product with a NaN or infinite factor (`jnp.nan * s`, or `u * s` after
+            # `u = where(c, nan, u)`): its partner's derivative is that factor.
+            left, right = (self._nonfinite_literal(side, env) or self._placeholder(side, env) is not None for side in (node.left, node.right))
             if left == right:
                 return None
             return self._use_if_leaking(op, node, node.right if left else node.left, None, env)
@@ -709,10 +721,15 @@ class Detector:
             ):
                 return None  # masked before, on this select's own condition
         if use.leak_domain.is_everything():
-            # `where(c, 0.0, jnp.nan * s)`: every value of `s` leaks; wherever the branch is not
-            # selected (the NaN where it is selected is the placeholder's meaning, not a pole).
-            kind = SiteKind.SINGULAR_LOCAL if use.via is not None else SiteKind.SINGULAR_OP
-            return site(kind, confidence=Confidence.HIGH) if branch.cond is not None else None
+            # `where(c, 0.0, jnp.nan * s)`: every value of `s` leaks wherever the branch is not
+            # selected (the NaN where it is selected is the placeholder's meaning, not a pole); a
+            # placeholder put in by a where, where that where takes its non-finite side there.
+            if branch.cond is None or branch.polarity is None:
+                return None
+            confidence = self._nonfinite_where_unselected(branch, use, env)
+            if confidence is None:
+                return None
+            return site(SiteKind.SINGULAR_LOCAL if use.via is not None else SiteKind.SINGULAR_OP, confidence=confidence)
         verdict, admitted = self._guard_verdict(branch, use, env)
         if verdict is GuardVerdict.NO_LEAK:
             return None
@@ -730,6 +747,21 @@ class Detector:
         if use.via is not None:
             return site(SiteKind.SINGULAR_LOCAL, confidence=confidence)
         return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP, confidence=confidence)
+
+    def _nonfinite_where_unselected(self, branch: Branch, use: OpUse, env: _Env) -> Optional[Confidence]:
+        """Whether the product's other factor is NaN or infinite where the branch is not selected:
+        always for a constant (HIGH); for a placeholder local, as its where's condition is decided
+        there (HIGH when it takes the non-finite side, None when the other, MEDIUM when undecided)."""
+        node = use.node
+        factor = node.left if use.arg is node.right else node.right
+        placeholder = self._placeholder(factor, _where_computed(use, env))
+        if placeholder is None:
+            return Confidence.HIGH
+        side, _ = placeholder
+        taken = env.assuming(branch.cond, not branch.polarity).decided(side.cond)
+        if taken is None:
+            return Confidence.MEDIUM
+        return Confidence.HIGH if taken == side.polarity else None
 
     def _kept_off_by_condition(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """Where the branch is not selected, the condition bounds the argument off the pole, and

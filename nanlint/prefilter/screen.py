@@ -178,7 +178,14 @@ class Screen:
 
     def _applies_op(self, node: ast.AST) -> bool:
         kind = type(node)
-        return (kind is ast.Call and self._is_op_call(node)) or (kind is ast.BinOp and _operator_may_leak(node))
+        return (kind is ast.Call and (self._is_op_call(node) or self._puts_placeholder(node))) or (kind is ast.BinOp and _operator_may_leak(node))
+
+    def _puts_placeholder(self, call: ast.Call) -> bool:
+        """A where with a NaN or an infinity written as a branch (`where(c, nan, u)`): a product
+        with its value leaks into the other factor (the detector's `_placeholder`)."""
+        func = call.func
+        name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+        return (name in self._selects.leaves or name in self.select_methods) and any(_nonfinite_literal(arg) for arg in call.args)
 
     # --- what a call is ------------------------------------------------------------------------
     def _is_op_call(self, call: ast.Call) -> bool:

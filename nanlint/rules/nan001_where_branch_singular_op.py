@@ -218,6 +218,11 @@ class WhereBranchSingularOp(Rule):
         ),
         # A non-finite filler made of constants carries no gradient (point 84).
         Valid("import jax.numpy as jnp\ndef f(s, x):\n    return jnp.where(x > 0, s, jnp.nan * jnp.ones_like(s))\n"),
+        # A NaN placeholder multiplied where it is selected anyway: no region leaks (point 85).
+        Valid(
+            "import jax.numpy as jnp\ndef f(u, m):\n    u_inf = u == jnp.inf\n    u = jnp.where(u_inf, jnp.nan, u)\n"
+            "    return jnp.where(u_inf, u * m, 0.0)\n"
+        ),
         # A class's own `where` is its code, not a namespace's; nor is a two-argument `where`
         # (a tensor's, pandas') one.
         Valid("class Backend:\n    def f(self, y):\n        return self.where(y > 0, self.log(y), 0.0)\n"),
@@ -252,6 +257,12 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(s, x):\n    return jnp.where(x == 1.0, jnp.inf * x, s * x)\n",
             line=3,
             fixed="import jax.numpy as jnp\ndef f(s, x):\n    return jnp.where(x == 1.0, jnp.inf * jnp.where(x == 1.0, x, 1.0), s * x)\n",
+        ),
+        # ... and so does a NaN put in by a where, where that where takes its NaN side (point 85).
+        Invalid(
+            "import jax.numpy as jnp\ndef f(u, m):\n    u_inf = u == jnp.inf\n    u = jnp.where(u_inf, jnp.nan, u)\n"
+            "    return jnp.where(u_inf, 0.0, u * m)\n",
+            line=5,
         ),
         # A remainder of a positive divisor reaches 0.
         Invalid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(t % 500), 0.0)\n", line=3),
