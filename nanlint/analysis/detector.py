@@ -482,9 +482,9 @@ class Detector:
             return False
         return spelled and self._nonfinite_constant(node, env)
 
-    def _placeholder(self, node: cst.BaseExpression, env: _Env) -> Optional[tuple[Branch, _Env]]:
+    def _placeholder(self, node: cst.BaseExpression, env: _Env) -> Optional[Branch]:
         """A local bound to a where with a NaN or infinite constant written on one side
-        (`u = where(u_inf, nan, u)`): that side, and where the where is read."""
+        (`u = where(u_inf, nan, u)`): that side."""
         if not isinstance(node, cst.Name) or (value := assigned(node, env)) is None or not isinstance(value[0], cst.Call):
             return None
         call, where_env = value
@@ -492,7 +492,7 @@ class Detector:
         if resolved is None or resolved[0].kind != "where":
             return None
         sides = [b for b in self._branches(call, resolved[0], resolved[2]) if self._nonfinite_literal(b.expr, where_env)]
-        return (sides[0], where_env) if len(sides) == 1 and sides[0].polarity is not None else None
+        return sides[0] if len(sides) == 1 and sides[0].polarity is not None else None
 
     def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
         qualified = env.qualified(call.func)
@@ -754,10 +754,9 @@ class Detector:
         there (HIGH when it takes the non-finite side, None when the other, MEDIUM when undecided)."""
         node = use.node
         factor = node.left if use.arg is node.right else node.right
-        placeholder = self._placeholder(factor, _where_computed(use, env))
-        if placeholder is None:
+        side = self._placeholder(factor, _where_computed(use, env))
+        if side is None:
             return Confidence.HIGH
-        side, _ = placeholder
         taken = env.assuming(branch.cond, not branch.polarity).decided(side.cond)
         if taken is None:
             return Confidence.MEDIUM
