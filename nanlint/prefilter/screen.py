@@ -22,7 +22,7 @@ from typing import Iterator, Optional, Sequence
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS, NONFINITE_NAMES, Arg, SelectFunction
 from nanlint.limits import MAX_DEPTH, MAX_INDIRECTION
-from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, start_position
+from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, leaf_name, start_position
 from nanlint.prefilter.textscan import Imports
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -183,8 +183,7 @@ class Screen:
     def _puts_placeholder(self, call: ast.Call) -> bool:
         """A where with a NaN or an infinity written as a branch (`where(c, nan, u)`): a product
         with its value leaks into the other factor (the detector's `_placeholder`)."""
-        func = call.func
-        name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+        name = leaf_name(call.func)
         return (name in self._selects.leaves or name in self.select_methods) and any(_nonfinite_literal(arg) for arg in call.args)
 
     # --- what a call is ------------------------------------------------------------------------
@@ -269,8 +268,7 @@ class _NanMasks:
     def _is_test(self, node: ast.AST) -> bool:
         kind = type(node)
         if kind is ast.Call:
-            func = node.func
-            return (func.attr if type(func) is ast.Attribute else getattr(func, "id", None)) in self.tests
+            return leaf_name(node.func) in self.tests
         return kind is ast.Compare and len(node.ops) == 1 and ast.dump(node.left) == ast.dump(node.comparators[0])
 
 
