@@ -9,6 +9,7 @@ a fix or a verification needs.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple, Optional
 
 import libcst as cst
@@ -613,10 +614,14 @@ class Detector:
         if operator == "*":
             # Only a product with a NaN or infinite factor (`jnp.nan * s`, or `u * s` after
             # `u = where(c, nan, u)`): its partner's derivative is that factor.
-            left, right = (self._nonfinite_literal(side, env) or self._placeholder(side, env) is not None for side in (node.left, node.right))
-            if left == right:
+            # Two placeholders (`s * xi`, each put in by a where) may leak either way: which one does
+            # is decided where the branch is classified (`_nonfinite_where_unselected`).
+            literal = [self._nonfinite_literal(side, env) for side in (node.left, node.right)]
+            nonfinite = [lit or self._placeholder(side, env) is not None for lit, side in zip(literal, (node.left, node.right))]
+            if not any(nonfinite) or all(literal):
                 return None
-            return self._use_if_leaking(op, node, node.right if left else node.left, None, env)
+            arg = node.left if not nonfinite[0] or literal[1] else node.right
+            return self._use_if_leaking(op, node, arg, None, env)
         return self._use_if_leaking(op, node, node.right, None, env)
 
     def _use_if_leaking(self, op: SingularOp, node, arg, exponent, env: _Env) -> Optional[OpUse]:
@@ -633,8 +638,9 @@ class Detector:
             return False
         # A safe value keeps a pole away (`log(where(x > 0, x, 1.0))`), but not an overflow: the
         # mask is rarely about how large the values get (`expm1(where(z > 0, z, 1.0))`), so there
-        # the values decide, or a mask on the select's own condition (`_classify`).
-        if op.kind == "pole" and self._guarded(arg, env, 0, sole_input=not _other_input_carries(node, arg, env)):
+        # the values decide, or a mask on the select's own condition (`_classify`). Nor against a
+        # non-finite factor, which leaks at every value: where it does is decided there too.
+        if op.kind == "pole" and not domain.is_everything() and self._guarded(arg, env, 0, sole_input=not _other_input_carries(node, arg, env)):
             return False
         if not can_reach(arg, domain, env):
             return False
@@ -714,22 +720,19 @@ class Detector:
             return site(SiteKind.CLAMP)
         if self._configuration_pole(branch, use, env):
             return None
-        if branch.cond is not None:
-            arg_env = _where_computed(use, env)
-            if self._guarded(use.arg, arg_env, 0, computed=True, condition=_condition_keys(branch.cond, env)) and not self._masked_at_pole(
-                branch, use, arg_env
-            ):
-                return None  # masked before, on this select's own condition
         if use.leak_domain.is_everything():
             # `where(c, 0.0, jnp.nan * s)`: every value of `s` leaks wherever the branch is not
             # selected (the NaN where it is selected is the placeholder's meaning, not a pole); a
             # placeholder put in by a where, where that where takes its non-finite side there.
             if branch.cond is None or branch.polarity is None:
                 return None
-            confidence = self._nonfinite_where_unselected(branch, use, env)
-            if confidence is None:
+            leaking = self._nonfinite_where_unselected(branch, use, env)
+            if leaking is None:
                 return None
+            use, confidence = leaking
             return site(SiteKind.SINGULAR_LOCAL if use.via is not None else SiteKind.SINGULAR_OP, confidence=confidence)
+        if branch.cond is not None and self._masked_on_condition(branch, use, env):
+            return None  # masked before, on this select's own condition
         verdict, admitted = self._guard_verdict(branch, use, env)
         if verdict is GuardVerdict.NO_LEAK:
             return None
@@ -748,19 +751,44 @@ class Detector:
             return site(SiteKind.SINGULAR_LOCAL, confidence=confidence)
         return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP, confidence=confidence)
 
-    def _nonfinite_where_unselected(self, branch: Branch, use: OpUse, env: _Env) -> Optional[Confidence]:
-        """Whether the product's other factor is NaN or infinite where the branch is not selected:
-        always for a constant (HIGH); for a placeholder local, as its where's condition is decided
-        there (HIGH when it takes the non-finite side, None when the other, MEDIUM when undecided)."""
+    def _masked_on_condition(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        arg_env = _where_computed(use, env)
+        masked = self._guarded(use.arg, arg_env, 0, computed=True, condition=_condition_keys(branch.cond, env))
+        return masked and not self._masked_at_pole(branch, use, arg_env)
+
+    def _nonfinite_where_unselected(self, branch: Branch, use: OpUse, env: _Env) -> Optional[tuple[OpUse, Confidence]]:
+        """Whether the product's other factor is NaN or infinite where the branch is not selected,
+        while a gradient reaches this one: a constant factor always is (HIGH); a placeholder local
+        as its where's condition is decided there (HIGH when it takes the non-finite side, no leak
+        when the other, MEDIUM when undecided). A factor that is itself a placeholder passes a
+        gradient only where its where takes its value. Of two placeholders, either may leak."""
         node = use.node
-        factor = node.left if use.arg is node.right else node.right
-        side = self._placeholder(factor, _where_computed(use, env))
+        computed = _where_computed(use, env)
+        unselected = env.assuming(branch.cond, not branch.polarity)
+        other = node.left if use.arg is node.right else node.right
+        orientations = [use]
+        if self._placeholder(use.arg, computed) is not None and self._placeholder(other, computed) is not None:
+            orientations.append(replace(use, arg=other))
+        found: Optional[tuple[OpUse, Confidence]] = None
+        for candidate in orientations:
+            factor = node.left if candidate.arg is node.right else node.right
+            nonfinite = self._takes_nonfinite(factor, computed, unselected, default=True)
+            cut = self._takes_nonfinite(candidate.arg, computed, unselected, default=False)  # no gradient back
+            if nonfinite is False or cut is True or self._masked_on_condition(branch, candidate, env):
+                continue
+            confidence = Confidence.HIGH if nonfinite and cut is False else Confidence.MEDIUM
+            if found is None or (confidence is Confidence.HIGH and found[1] is Confidence.MEDIUM):
+                found = (candidate, confidence)
+        return found
+
+    def _takes_nonfinite(self, node: cst.BaseExpression, computed: _Env, unselected: _Env, default: bool) -> Optional[bool]:
+        """Whether a placeholder local holds its NaN or infinite side where the branch is not
+        selected (None: undecided there); `default` for anything else (a constant, a plain value)."""
+        side = self._placeholder(node, computed)
         if side is None:
-            return Confidence.HIGH
-        taken = env.assuming(branch.cond, not branch.polarity).decided(side.cond)
-        if taken is None:
-            return Confidence.MEDIUM
-        return Confidence.HIGH if taken == side.polarity else None
+            return default
+        taken = unselected.decided(side.cond)
+        return None if taken is None else taken == side.polarity
 
     def _kept_off_by_condition(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """Where the branch is not selected, the condition bounds the argument off the pole, and
@@ -894,11 +922,29 @@ class Detector:
 
     def _masked_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The masks' own values put the op at its pole where the select does not take the branch
-        (`log(-expm1(where(c, x, 0.0)))` under a select on `c`): they guard nothing."""
+        (`log(-expm1(where(c, x, 0.0)))` under a select on `c`): they guard nothing. Against a
+        non-finite factor, which leaks at every value, a mask guards only where it takes a side no
+        gradient flows through (`where(c, 1.0, s)` under `c`), not where it takes the data."""
         if branch.polarity is None:
             return False
-        reach = IntervalSet.of(value_range(use.arg, env.assuming(branch.cond, not branch.polarity)))
+        unselected = env.assuming(branch.cond, not branch.polarity)
+        if use.leak_domain.is_everything():
+            return not self._constant_there(use.arg, env, unselected)
+        reach = IntervalSet.of(value_range(use.arg, unselected))
         return not reach.is_empty() and reach.intersect(use.leak_domain) == reach
+
+    def _constant_there(self, node: cst.BaseExpression, env: _Env, unselected: _Env) -> bool:
+        """A where (or a local bound to one) whose condition the unselected region decides, on a
+        side made of no data there."""
+        if isinstance(node, cst.Name) and (value := assigned(node, env)) is not None:
+            node, env = value
+        resolved = self._resolve_select(node, env) if isinstance(node, cst.Call) else None
+        if resolved is None or resolved[0].kind != "where":
+            return False
+        for side in self._branches(node, resolved[0], resolved[2]):
+            if unselected.decided(side.cond) == side.polarity:
+                return not depends_on_data(side.expr, env)
+        return False
 
     def _condition_guards(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """Whether the condition mentions what the op's argument is made of: `where(x > 0, log(x), 0)`.

@@ -223,6 +223,12 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(u, m):\n    u_inf = u == jnp.inf\n    u = jnp.where(u_inf, jnp.nan, u)\n"
             "    return jnp.where(u_inf, u * m, 0.0)\n"
         ),
+        # A placeholder that holds its NaN side there passes no gradient back: the NaN factor's
+        # cotangent lands on the constant (point 86).
+        Valid(
+            "import jax.numpy as jnp\ndef f(u):\n    u_inf = u == jnp.inf\n    u = jnp.where(u_inf, jnp.nan, u)\n"
+            "    return jnp.where(u_inf, 0.0, jnp.nan * u)\n"
+        ),
         # A class's own `where` is its code, not a namespace's; nor is a two-argument `where`
         # (a tensor's, pandas') one.
         Valid("class Backend:\n    def f(self, y):\n        return self.where(y > 0, self.log(y), 0.0)\n"),
@@ -263,6 +269,15 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(u, m):\n    u_inf = u == jnp.inf\n    u = jnp.where(u_inf, jnp.nan, u)\n"
             "    return jnp.where(u_inf, 0.0, u * m)\n",
             line=5,
+        ),
+        # ... and of two placeholders, the one that holds its value gets the other's NaN: d/ds
+        # (s * xi) = xi, NaN where `xi_0` holds (point 86).
+        Invalid(
+            "import jax.numpy as jnp\ndef f(s, xi):\n    xi_0 = xi == 0.0\n    xi = jnp.where(xi_0, jnp.nan, xi)\n"
+            "    s = jnp.where(s > -1.0, s, jnp.nan)\n    return jnp.where(xi_0, s, s * xi)\n",
+            line=6,
+            fixed="import jax.numpy as jnp\ndef f(s, xi):\n    xi_0 = xi == 0.0\n    xi = jnp.where(xi_0, jnp.nan, xi)\n"
+            "    s = jnp.where(s > -1.0, s, jnp.nan)\n    return jnp.where(xi_0, s, jnp.where(xi_0, 1.0, s) * xi)\n",
         ),
         # A remainder of a positive divisor reaches 0.
         Invalid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(t % 500), 0.0)\n", line=3),
