@@ -27,7 +27,7 @@ from nanlint.analysis.names import (
     leaf_name,
     qualified_name,
 )
-from nanlint.analysis.reach import is_primal_in_jvp_rule, may_receive_cotangent
+from nanlint.analysis.reach import is_primal_in_jvp_rule, may_receive_cotangent, nan_may_reach_result
 from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, SiteKind
 from nanlint.analysis.syntax import (
     argument_at,
@@ -300,14 +300,20 @@ class Detector:
             branches = self._branches(call, select_fn, method_form)
             masked = masked_value(self, call, env, resolved)  # a NaN mask's own value: NAN201's (masking.py)
             uses_of: dict[int, list[tuple[Optional[cst.Call], OpUse]]] = {}
+            uncertain: set[int] = set()  # branches whose NaN a later select may have left out: MEDIUM
             for branch in branches:
                 others = [b for b in branches if b is not branch]
                 if branch.expr is masked:
                     continue
                 if select_fn.kind == "where" and all(self._nonfinite_constant(b.expr, env, nan_only=True) for b in others):
-                    # where(scale > 0, logpdf, nan): the output is NaN there anyway. An `inf` placeholder
-                    # licenses nothing: it is usually reduced (`minimum`) to a finite value after.
-                    continue
+                    # where(scale > 0, logpdf, nan): the output is NaN there anyway, if the NaN
+                    # reaches it. An `inf` placeholder licenses nothing: it is usually reduced
+                    # (`minimum`) to a finite value after.
+                    reaches, undecided = self._nan_reaches_result(call, scope, others[0])
+                    if reaches:
+                        continue
+                    if undecided:
+                        uncertain.add(id(branch))
                 search = self._search(branch.expr, env, scope)
                 uses_of[id(branch)] = [(None, use) for use in search.uses] + self._nested_uses(search.selects, branch, scope)
             # The ops each branch evaluates outside any select of its own: selected, it uses them.
@@ -329,6 +335,8 @@ class Detector:
                         continue
                     if holder is not None and site.confidence is not Confidence.HIGH:
                         continue
+                    if id(branch) in uncertain:
+                        site.confidence = Confidence.MEDIUM
                     site.nested_in, site.scope = holder, scope
                     site.upstream = self._upstream(site, env)
                     found.append(site)
@@ -338,6 +346,25 @@ class Detector:
         if SiteKind.NAN_MASK in kinds:
             found += mask_sites(self, _Env, found)  # NAN201: masking.py
         return found
+
+    def _nan_reaches_result(self, call: cst.Call, scope: Scope, nan_side: Branch) -> tuple[bool, bool]:
+        """Whether the NaN `call` puts in (`u = where(u_inf, nan, u)`) may reach the function's
+        result, or a later select leaves it out where it was put in (`where(u_inf, 0.0, u * f)`):
+        then the value is finite there and the zero cotangent meets the unselected branch's pole.
+        Second: whether a select only may have left it out (undecided there)."""
+
+        def drops(later: cst.Call, arg: cst.Arg) -> Optional[bool]:
+            env = self._env_at(later)
+            resolved = self._resolve_select(later, env)
+            if resolved is None or resolved[0].kind != "where":
+                return False
+            for side in self._branches(later, resolved[0], resolved[2]):
+                if side.expr is arg.value:
+                    taken = env.assuming(nan_side.cond, nan_side.polarity).decided(side.cond)
+                    return None if taken is None else taken != side.polarity
+            return False
+
+        return nan_may_reach_result(call, scope, self.index.parent, self._env_at, self._names_read, drops)
 
     def _pole(self, use: OpUse) -> tuple[str, IntervalSet]:
         """Where an op is singular: its argument's text and the values that leak there."""

@@ -67,6 +67,32 @@ def may_receive_cotangent(
     return _Walk(parent, env_at, reads).flows(node, frozenset())
 
 
+def nan_may_reach_result(
+    node: cst.BaseExpression,
+    scope: Scope,
+    parent: dict[int, cst.CSTNode],
+    env_at: Callable[[cst.CSTNode], Env],
+    names_read: dict[int, dict[str, list[cst.Name]]],
+    drops: Callable[[cst.Call, cst.Arg], Optional[bool]],
+) -> tuple[bool, bool]:
+    """Whether the NaN a where puts in (`u = where(u_inf, nan, u)`) may reach the result, as
+    `may_receive_cotangent` follows a value, except that a later select that leaves it out
+    (`where(u_inf, 0.0, u * f)`) stops it; and whether a select that only may did (undecided).
+    `drops(call, arg)`: True when the call decidedly leaves the value out, None when it may,
+    False when it is no select or takes it."""
+    if not isinstance(scope.node, cst.FunctionDef):
+        return True, False
+    function = scope.node
+
+    def reads() -> dict[str, list[cst.Name]]:
+        if id(function) not in names_read:
+            names_read[id(function)] = _names_read(function, parent)
+        return names_read[id(function)]
+
+    walk_ = _Walk(parent, env_at, reads, drops)
+    return walk_.flows(node, frozenset()), walk_.undecided
+
+
 def is_primal_in_jvp_rule(node: cst.BaseExpression, rule: cst.FunctionDef, env: Env) -> bool:
     """Whether `node`, in `rule(*nondiff_args, primals, tangents)`, a custom_jvp's rule, is computed
     from the primals alone. Reverse mode linearizes the rule: such a value is a constant of the
@@ -117,11 +143,17 @@ def _names_read(function: cst.FunctionDef, parent: dict[int, cst.CSTNode]) -> di
 
 class _Walk:
     def __init__(
-        self, parent: dict[int, cst.CSTNode], env_at: Callable[[cst.CSTNode], Env], reads: Callable[[], dict[str, list[cst.Name]]]
+        self,
+        parent: dict[int, cst.CSTNode],
+        env_at: Callable[[cst.CSTNode], Env],
+        reads: Callable[[], dict[str, list[cst.Name]]],
+        drops: Optional[Callable[[cst.Call, cst.Arg], Optional[bool]]] = None,
     ) -> None:
         self.parent = parent
         self.env_at = env_at
         self.reads = reads
+        self.drops = drops
+        self.undecided = False  # a select that may have left the value out stopped the walk
 
     def flows(self, node: cst.CSTNode, followed: frozenset[str]) -> bool:
         current: cst.CSTNode | bool = node
@@ -172,6 +204,11 @@ class _Walk:
         call = self.parent.get(id(arg))
         if not isinstance(call, cst.Call):
             return True
+        if self.drops is not None:
+            dropped = self.drops(call, arg)
+            if dropped is not False:
+                self.undecided = self.undecided or dropped is None
+                return False
         env = self.env_at(call)
         func = call.func
         if is_builtin(func, PYTHON_VALUE_BUILTINS, env):
@@ -202,7 +239,20 @@ class _Walk:
             return True
         followed = followed | names
         reads = self.reads()
-        return any(self.flows(use, followed) for name in names for use in reads.get(name, ()))
+        return any(self.flows(use, followed) for name in names for use in reads.get(name, ()) if self._sees(statement, use))
+
+    def _sees(self, statement: cst.CSTNode, read: cst.Name) -> bool:
+        """Whether the read may see the statement's binding. Every read of the name may, unless
+        the walk follows a NaN (`drops`): then the reads that binding reaches, or all of them in a
+        loop. (A NaN placeholder often rebinds its own name: `u = where(u_inf, nan, u)`.)"""
+        if self.drops is None or not isinstance(statement, cst.Assign):
+            return True
+        up = self.parent.get(id(statement))
+        while up is not None and not isinstance(up, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(up, (cst.For, cst.While)):
+                return True
+            up = self.parent.get(id(up))
+        return any(binding.value is statement.value for binding in self.env_at(read).bindings(read))
 
 
 def _reads(name: cst.Name, up: Optional[cst.CSTNode]) -> bool:

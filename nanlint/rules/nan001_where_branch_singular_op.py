@@ -229,6 +229,8 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(u):\n    u_inf = u == jnp.inf\n    u = jnp.where(u_inf, jnp.nan, u)\n"
             "    return jnp.where(u_inf, 0.0, jnp.nan * u)\n"
         ),
+        # A NaN placeholder that reaches the result: the value is NaN there anyway (point 87).
+        Valid("import jax.numpy as jnp\ndef f(x, s):\n    q = jnp.where(x == 0.0, jnp.nan, s / x)\n    return q * 2.0\n"),
         # A class's own `where` is its code, not a namespace's; nor is a two-argument `where`
         # (a tensor's, pandas') one.
         Valid("class Backend:\n    def f(self, y):\n        return self.where(y > 0, self.log(y), 0.0)\n"),
@@ -278,6 +280,15 @@ class WhereBranchSingularOp(Rule):
             line=6,
             fixed="import jax.numpy as jnp\ndef f(s, xi):\n    xi_0 = xi == 0.0\n    xi = jnp.where(xi_0, jnp.nan, xi)\n"
             "    s = jnp.where(s > -1.0, s, jnp.nan)\n    return jnp.where(xi_0, s, jnp.where(xi_0, 1.0, s) * xi)\n",
+        ),
+        # A NaN placeholder that a later select leaves out where it was put in: the value is
+        # finite there, and the zero cotangent meets the pole (point 87).
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x, s):\n    bad = x == 0.0\n    q = jnp.where(bad, jnp.nan, s / x)\n"
+            "    return jnp.where(bad, 0.0, q * 2.0)\n",
+            line=4,
+            fixed="import jax.numpy as jnp\ndef f(x, s):\n    bad = x == 0.0\n    q = jnp.where(bad, jnp.nan, s / jnp.where(bad, 1.0, x))\n"
+            "    return jnp.where(bad, 0.0, q * 2.0)\n",
         ),
         # A remainder of a positive divisor reaches 0.
         Invalid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(t % 500), 0.0)\n", line=3),
