@@ -55,16 +55,8 @@ def may_receive_cotangent(
     it out of the graph. `parent`: each node's parent; `env_at`: the environment seen from a node;
     `names_read`: a cache, per function, of the names it reads. Values outside a function (module
     code, a lambda's body) are not answered: True."""
-    if not isinstance(scope.node, cst.FunctionDef):
-        return True
-    function = scope.node
-
-    def reads() -> dict[str, list[cst.Name]]:  # read only when a local is followed
-        if id(function) not in names_read:
-            names_read[id(function)] = _names_read(function, parent)
-        return names_read[id(function)]
-
-    return _Walk(parent, env_at, reads).flows(node, frozenset())
+    walk_ = _walk_in(scope, parent, env_at, names_read)
+    return walk_ is None or walk_.flows(node, frozenset())
 
 
 def nan_may_reach_result(
@@ -80,17 +72,24 @@ def nan_may_reach_result(
     (`where(u_inf, 0.0, u * f)`) stops it; and whether a select that only may did (undecided).
     `drops(call, arg)`: True when the call decidedly leaves the value out, None when it may,
     False when it is no select or takes it."""
-    if not isinstance(scope.node, cst.FunctionDef):
+    walk_ = _walk_in(scope, parent, env_at, names_read, drops)
+    if walk_ is None:
         return True, False
+    return walk_.flows(node, frozenset()), walk_.undecided
+
+
+def _walk_in(scope, parent, env_at, names_read, drops=None) -> Optional["_Walk"]:
+    """A walk through the locals of the function `scope` is, or None outside a function."""
+    if not isinstance(scope.node, cst.FunctionDef):
+        return None
     function = scope.node
 
-    def reads() -> dict[str, list[cst.Name]]:
+    def reads() -> dict[str, list[cst.Name]]:  # read only when a local is followed
         if id(function) not in names_read:
             names_read[id(function)] = _names_read(function, parent)
         return names_read[id(function)]
 
-    walk_ = _Walk(parent, env_at, reads, drops)
-    return walk_.flows(node, frozenset()), walk_.undecided
+    return _Walk(parent, env_at, reads, drops)
 
 
 def is_primal_in_jvp_rule(node: cst.BaseExpression, rule: cst.FunctionDef, env: Env) -> bool:
