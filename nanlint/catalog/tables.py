@@ -68,6 +68,10 @@ CANONICAL_PREFIXES = (
     ("quaxed.numpy.", "jax.numpy."),
     ("quaxed.lax.", "jax.lax."),
     ("quaxed.scipy.special.", "jax.scipy.special."),
+    # MLX (Apple's array framework) names its array functions as NumPy does, and `mx.grad`
+    # differentiates a where as JAX does: both branches, a zero cotangent into the unselected one.
+    # Read as the array API namespace is (ARRAY_API_MODULE), and verified as JAX.
+    ("mlx.core.", "jax.numpy."),
 )
 
 FRAMEWORK_OF_MODULE = {
@@ -79,6 +83,7 @@ FRAMEWORK_OF_MODULE = {
     "numpy": "numpy",
     "optax": "jax",
     "quaxed": "jax",
+    "mlx": "jax",
     "tf_keras": "tensorflow",
 }
 
