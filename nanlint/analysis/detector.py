@@ -779,6 +779,8 @@ class Detector:
         return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP, confidence=confidence)
 
     def _masked_on_condition(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        """The argument is masked before, on this select's own condition, by a mask whose own values
+        do not put the op back at its pole where the select does not take the branch."""
         arg_env = _where_computed(use, env)
         masked = self._guarded(use.arg, arg_env, 0, computed=True, condition=_condition_keys(branch.cond, env))
         return masked and not self._masked_at_pole(branch, use, arg_env)

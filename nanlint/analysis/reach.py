@@ -14,6 +14,9 @@ Arithmetic, library calls, methods of the value, subscripts of it, tuples and lo
 `v += x`) carry the value on and are followed; anything else (a return, a call of user code, a store
 into an attribute or a container, a call made for its effect) may lead to a gradient. torch's
 `round`, `floor` and `sign` are no cuts: they send a zero back.
+
+The same walk answers whether the NaN a where puts in may reach the result at all
+(`nan_may_reach_result`): a later select that leaves it out where it was put in stops it there.
 """
 
 from __future__ import annotations
