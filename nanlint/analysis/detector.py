@@ -355,10 +355,7 @@ class Detector:
 
         def drops(later: cst.Call, arg: cst.Arg) -> Optional[bool]:
             env = self._env_at(later)
-            resolved = self._resolve_select(later, env)
-            if resolved is None or resolved[0].kind != "where":
-                return False
-            for side in self._branches(later, resolved[0], resolved[2]):
+            for side in self._where_sides(later, env)[0]:
                 if side.expr is arg.value:
                     taken = env.assuming(nan_side.cond, nan_side.polarity).decided(side.cond)
                     return None if taken is None else taken != side.polarity
@@ -513,14 +510,21 @@ class Detector:
     def _placeholder(self, node: cst.BaseExpression, env: _Env) -> Optional[Branch]:
         """A local bound to a where with a NaN or infinite constant written on one side
         (`u = where(u_inf, nan, u)`): that side."""
-        if not isinstance(node, cst.Name) or (value := assigned(node, env)) is None or not isinstance(value[0], cst.Call):
+        if not isinstance(node, cst.Name):
             return None
-        call, where_env = value
-        resolved = self._resolve_select(call, where_env)
-        if resolved is None or resolved[0].kind != "where":
-            return None
-        sides = [b for b in self._branches(call, resolved[0], resolved[2]) if self._nonfinite_literal(b.expr, where_env)]
+        branches, where_env = self._where_sides(node, env)
+        sides = [b for b in branches if self._nonfinite_literal(b.expr, where_env)]
         return sides[0] if len(sides) == 1 and sides[0].polarity is not None else None
+
+    def _where_sides(self, node: cst.BaseExpression, env: _Env) -> tuple[list[Branch], _Env]:
+        """The branches of the where `node` is, or a local was assigned from, with the place they
+        are read at; none for anything else."""
+        if isinstance(node, cst.Name) and (value := assigned(node, env)) is not None:
+            node, env = value
+        resolved = self._resolve_select(node, env) if isinstance(node, cst.Call) else None
+        if resolved is None or resolved[0].kind != "where":
+            return [], env
+        return self._branches(node, resolved[0], resolved[2]), env
 
     def _resolve_select(self, call: cst.Call, env: _Env) -> Optional[tuple[SelectFunction, str, bool]]:
         qualified = env.qualified(call.func)
@@ -965,14 +969,10 @@ class Detector:
     def _constant_there(self, node: cst.BaseExpression, env: _Env, unselected: _Env) -> bool:
         """A where (or a local bound to one) whose condition the unselected region decides, on a
         side made of no data there."""
-        if isinstance(node, cst.Name) and (value := assigned(node, env)) is not None:
-            node, env = value
-        resolved = self._resolve_select(node, env) if isinstance(node, cst.Call) else None
-        if resolved is None or resolved[0].kind != "where":
-            return False
-        for side in self._branches(node, resolved[0], resolved[2]):
+        branches, where_env = self._where_sides(node, env)
+        for side in branches:
             if unselected.decided(side.cond) == side.polarity:
-                return not depends_on_data(side.expr, env)
+                return not depends_on_data(side.expr, where_env)
         return False
 
     def _condition_guards(self, branch: Branch, use: OpUse, env: _Env) -> bool:
