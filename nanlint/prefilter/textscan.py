@@ -93,8 +93,7 @@ def _note_namespace_locals(source: str, targets: dict[str, set[str]], frameworks
         first, _, rest = callee.partition(".")
         getters = {f"{target}.{rest}" if rest else target for target in targets.get(first, ())}
         if callee.rsplit(".", 1)[-1] == NAMESPACE_METHOD or getters & NAMESPACE_GETTERS:
-            targets.setdefault(name, set()).add(ARRAY_API_MODULE)
-            _note_framework(ARRAY_API_MODULE, frameworks)
+            _note_array_namespace(name, targets, frameworks)
 
 
 def _note_namespace_uses(source: str, targets: dict[str, set[str]], frameworks: set[str]) -> None:
@@ -105,8 +104,13 @@ def _note_namespace_uses(source: str, targets: dict[str, set[str]], frameworks: 
         before = _NAME_BEFORE.search(source, max(0, call.start() - 64), call.start())
         name = before.group(1) if before is not None else None
         if name is not None and name not in imported:
-            targets.setdefault(name, set()).add(ARRAY_API_MODULE)
-            _note_framework(ARRAY_API_MODULE, frameworks)
+            _note_array_namespace(name, targets, frameworks)
+
+
+def _note_array_namespace(name: str, targets: dict[str, set[str]], frameworks: set[str]) -> None:
+    """`name` may stand for an array API namespace, read as its module (ARRAY_API_MODULE)."""
+    targets.setdefault(name, set()).add(ARRAY_API_MODULE)
+    _note_framework(ARRAY_API_MODULE, frameworks)
 
 
 def _without_spaced_dots(dotted: str) -> str:
