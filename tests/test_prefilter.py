@@ -245,6 +245,26 @@ def test_a_name_called_as_a_namespace_where_may_name_an_array_module() -> None:
     assert "x" not in imports.targets and "df" not in scan_imports("def f(df):\n    return df.wherever(1)\n").targets
 
 
+def test_a_relative_import_used_as_a_namespace_is_read_the_same_sliced_and_whole() -> None:
+    # `backend = Backend()` in the package's own module: only its use says it is an array namespace.
+    source = src(
+        """
+        from ..backend_obj import backend
+        from .utils import helper
+
+        def f(y):
+            return backend.where(y > 0, backend.log(y), helper(y))
+
+        def g(y):
+            return helper.where(y > 0)
+        """
+    )
+    (finding,) = assert_same(source)
+    assert finding[0] == "NAN001" and "backend.log(y)" in finding[3]
+    fallback = "try:\n    from .backend import B\nexcept ImportError:\n    B = None\ndef f(y):\n    return B.where(y > 0, B.log(y), 0.0)\n"
+    assert assert_same(fallback) == []
+
+
 def test_a_syntax_error_in_a_statement_with_a_select_is_reported_by_python() -> None:
     linter = Checker(Settings())
     result = linter.check_source("import jax.numpy as jnp\n\ndef f(x:\n    return jnp.where(x > 0, x, 0)\n", "m.py")

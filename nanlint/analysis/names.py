@@ -63,6 +63,9 @@ class Scope:
     spans: list[tuple[Place, Place]] = field(default_factory=list)
     # Each `if` with an `else`: where it starts, where its `else` starts, where it ends.
     forks: list[tuple[Place, Place, Place]] = field(default_factory=list)
+    # Names a relative import binds here (`from ..backend import backend`), and where: they bind
+    # nothing nanlint can resolve, unless used as an array namespace is.
+    relative_imports: dict[str, Place] = field(default_factory=dict)
 
     def bind(self, binding: Binding) -> None:
         self.bindings.setdefault(binding.name, []).append(binding)
@@ -263,7 +266,15 @@ class ScopeIndex:
                 scope.bind(Binding(top, self._next(), imported=top))
 
     def _visit_import_from(self, node: cst.ImportFrom, scope: Scope) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        if isinstance(node.names, cst.ImportStar):
+            return
+        if node.relative:  # the project's own module
+            for alias in node.names:
+                target = alias.asname.name if alias.asname is not None else alias.name
+                if isinstance(target, cst.Name):
+                    scope.relative_imports[target.value] = self._next()
+            return
+        if node.module is None:
             return
         module = _dotted_text(node.module)
         for alias in node.names:
@@ -302,16 +313,22 @@ class ScopeIndex:
                 self.wrapping.append((node, value, scope))
 
     def _note_namespace_use(self, node: cst.Call, scope: Scope) -> None:
-        """`B.where(condition, x, y)` on a name no import binds: `B` is used as an array namespace
-        is (a tensor's own `where` takes two arguments, pandas' a condition and one other)."""
+        """`B.where(condition, x, y)` on a name no import binds, or a relative import binds (the
+        package's own object, which nanlint does not resolve): `B` is used as an array namespace is
+        (a tensor's own `where` takes two arguments, pandas' a condition and one other)."""
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == NAMESPACE_SELECT and isinstance(func.value, cst.Name)):
             return
         if len(node.args) != 3 or any(arg.keyword is not None or arg.star for arg in node.args):
             return
         name = func.value.value
-        holder = next((candidate for candidate in scope.lookup_chain() if name in candidate.bindings), None)
-        if holder is None or not holder.is_function:
+        holder = next((candidate for candidate in scope.lookup_chain() if name in candidate.bindings or name in candidate.relative_imports), None)
+        if holder is None:
+            return
+        if name not in holder.bindings:  # only a relative import binds it (`backend = Backend()` there)
+            holder.bindings[name] = [Binding(name, holder.relative_imports[name], namespace=True)]
+            return
+        if not holder.is_function:
             return  # a module's name may be an import's fallback (`except ImportError: tf = None`)
         binding = binding_at(holder, name, self.place[id(node)])
         if binding is None or binding.imported is not None or binding.receiver or binding.function is not None:

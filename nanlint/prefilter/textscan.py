@@ -97,8 +97,9 @@ def _note_namespace_locals(source: str, targets: dict[str, set[str]], frameworks
 
 
 def _note_namespace_uses(source: str, targets: dict[str, set[str]], frameworks: set[str]) -> None:
-    """Names called as a namespace's `where` is (`B.where(`) that no import binds may stand for an
-    array module: a superset of the bindings names.py reads so."""
+    """Names called as a namespace's `where` is (`B.where(`) that no absolute import binds (a
+    relative one binds nothing here) may stand for an array module: a superset of the bindings
+    names.py reads so."""
     imported = set(targets)
     for call in _NAMESPACE_CALL.finditer(source):
         before = _NAME_BEFORE.search(source, max(0, call.start() - 64), call.start())

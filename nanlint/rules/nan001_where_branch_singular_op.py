@@ -235,6 +235,11 @@ class WhereBranchSingularOp(Rule):
         # (a tensor's, pandas') one.
         Valid("class Backend:\n    def f(self, y):\n        return self.where(y > 0, self.log(y), 0.0)\n"),
         Valid("def f(frame, y):\n    return frame.where(y > 0, frame.log(y))\n"),
+        # A relative import with a fallback may bind something else (`B = None`): nothing is read.
+        Valid(
+            "try:\n    from .backend import B\nexcept ImportError:\n    B = None\n"
+            "def f(y):\n    return B.where(y > 0, B.log(y), 0.0)\n"
+        ),
         # A tensor of constants nobody differentiates cannot leak ...
         Valid("import torch\ndef f():\n    q = torch.zeros(4)\n    return torch.where(q > 0, q.log(), 0.0)\n"),
     )
@@ -252,6 +257,13 @@ class WhereBranchSingularOp(Rule):
                 "def f(y, backend=None):\n    B = backends.active if backend is None else backends[backend]\n"
                 "    return B.where(y > 0, B.log(B.where(y > 0, y, 1.0)), 0.0)\n"
             ),
+        ),
+        # ... and an object of the package's own, imported relatively (point 89): nanlint resolves
+        # no relative import, so its use says what it is.
+        Invalid(
+            "from ..backend_obj import backend\ndef f(y):\n    return backend.where(y > 0, backend.log(y), 0.0)\n",
+            line=3,
+            fixed="from ..backend_obj import backend\ndef f(y):\n    return backend.where(y > 0, backend.log(backend.where(y > 0, y, 1.0)), 0.0)\n",
         ),
         # A local assigned a call of itself resolves to nothing, and the file is still read.
         Invalid(
