@@ -44,6 +44,11 @@ def reaches(body: str) -> bool:
         "return self._resource_scatter_add(var, a, tf.gather(-0.1 * v, a))\n",  # Keras 2 optimizers
         "pass\n",
         "for _ in range(3):\n    v = v * 2\nif v.sum() > 0:\n    return x\n",
+        # the indices of a (values, indices) pair are integers (point 90)
+        "_, i = tf.nn.top_k(v * 2, 3)\nreturn i\n",
+        "return v.topk(3).indices\n",
+        "_, order = torch.sort(v, dim=-1)\nreturn a[order]\n",
+        "best, arg = torch.max(v, dim=1)\nreturn arg\n",
     ],
 )
 def test_uses_that_send_no_cotangent(body: str) -> None:
@@ -69,6 +74,11 @@ def test_uses_that_send_no_cotangent(body: str) -> None:
         "return torch.autograd.grad(v.sum(), x)\n",
         "return helper(v)\n",
         "w, u = v, x\nreturn w\n",
+        "_, i = tf.nn.top_k(v, 3)\nreturn _\n",  # the values carry it
+        "a, b = jnp.sort(v)\nreturn b\n",  # JAX's sort returns one array: `b` is its second row
+        "best, arg = torch.max(v)\nreturn arg\n",  # no dimension: one value, unpacked by rows
+        "first, second = v.chunk(2)\nreturn second\n",
+        "*rest, last = v\nreturn last\n",
         "for _ in range(3):\n    v = v * 2\nreturn v\n",
         "if v.sum() > 0:\n    return v\n",
     ],

@@ -9,11 +9,12 @@ because they take the value out of the graph:
   `.item()`, `.detach()`, JAX's `floor`: `values.cuts_gradient`), a Python builtin (`float(t)`);
 - a variable assignment (`v.assign(x)`, `assign_add`, `assign_sub`): TensorFlow records no gradient
   through it (run, also under XLA);
-- metadata (`x.shape`), and a value never used.
+- metadata (`x.shape`), the indices of a (values, indices) pair (`_, i = top_k(x, k)`), and a value
+  never used.
 Arithmetic, library calls, methods of the value, subscripts of it, tuples and locals (also through
-`v += x`) carry the value on and are followed; anything else (a return, a call of user code, a store
-into an attribute or a container, a call made for its effect) may lead to a gradient. torch's
-`round`, `floor` and `sign` are no cuts: they send a zero back.
+`v += x` and `a, b = v`) carry the value on and are followed; anything else (a return, a call of user
+code, a store into an attribute or a container, a call made for its effect) may lead to a gradient.
+torch's `round`, `floor` and `sign` are no cuts: they send a zero back.
 
 The same walk answers whether the NaN a where puts in may reach the result at all
 (`nan_may_reach_result`): a later select that leaves it out where it was put in stops it there.
@@ -28,9 +29,10 @@ import libcst as cst
 from nanlint.analysis.names import Scope
 from nanlint.analysis.syntax import argument_at
 from nanlint.analysis.tree import children, walk
-from nanlint.analysis.values import Env, call_parts, cuts_gradient, is_builtin
+from nanlint.analysis.values import Env, call_parts, cuts_gradient, is_builtin, returns_indices_pair
 from nanlint.catalog.tables import (
     FILL_ARGUMENT,
+    INDICES_FIELD,
     METADATA_ATTRS,
     PYTHON_VALUE_BUILTINS,
     STARTS_REVERSE_MODE,
@@ -138,7 +140,7 @@ def _names_read(function: cst.FunctionDef, parent: dict[int, cst.CSTNode]) -> di
     """Every `Name` in the function that reads a name, by name."""
     reads: dict[str, list[cst.Name]] = {}
     for node in walk(function):
-        if isinstance(node, cst.Name) and _reads(node, parent.get(id(node))):
+        if isinstance(node, cst.Name) and _reads(node, parent.get(id(node))) and not _unpacked_into(node, parent):
             reads.setdefault(node.value, []).append(node)
     return reads
 
@@ -194,6 +196,8 @@ class _Walk:
     def _attribute(self, up: cst.Attribute) -> cst.CSTNode | bool:
         call = self.parent.get(id(up))
         if not (isinstance(call, cst.Call) and call.func is up):
+            if up.attr.value == INDICES_FIELD and isinstance(up.value, cst.Call) and returns_indices_pair(up.value, self.env_at(up.value)):
+                return False  # `top_k(x, k).indices`
             return False if up.attr.value in METADATA_ATTRS else up  # `x.shape`; `x.T` carries it
         method = up.attr.value
         if method in STARTS_REVERSE_MODE or method in VARIABLE_ASSIGNMENTS:
@@ -232,8 +236,12 @@ class _Walk:
         """`name = value` (or `name += value`): the value may reach a gradient if a use of `name` in
         the function may."""
         targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+        if len(targets) == 1 and isinstance(targets[0], (cst.Tuple, cst.List)):
+            targets = _unpacked_carriers(targets[0], statement.value, self.env_at)
+            if targets is None:
+                return True
         if not all(isinstance(t, cst.Name) for t in targets):
-            return True  # `self.x = v`, `a[i] = v`, `a, b = v`: kept where the walk does not follow
+            return True  # `self.x = v`, `a[i] = v`, `a, *b = v`: kept where the walk does not follow
         names = {t.value for t in targets} - followed
         if not names:
             return False  # a name already followed (`x = x * 2` in a loop): its other uses answer
@@ -254,7 +262,33 @@ class _Walk:
             if isinstance(up, (cst.For, cst.While)):
                 return True
             up = self.parent.get(id(up))
-        return any(binding.value is statement.value for binding in self.env_at(read).bindings(read))
+        value = statement.value
+        return any(binding.value is value or binding.part_of is value or _element_of(binding.value, value) for binding in self.env_at(read).bindings(read))
+
+
+def _unpacked_carriers(target: cst.Tuple | cst.List, value: cst.BaseExpression, env_at) -> Optional[list[cst.BaseExpression]]:
+    """The targets of `a, b = value` that may hold the value followed: every one, but the indices of
+    a (values, indices) pair (`_, i = top_k(x, k)`); None for a starred one (`a, *b = v`)."""
+    elements = [element.value for element in target.elements]
+    if any(isinstance(element, cst.StarredElement) for element in target.elements):
+        return None
+    if len(elements) == 2 and isinstance(value, cst.Call) and returns_indices_pair(value, env_at(value)):
+        return elements[:1]
+    return elements
+
+
+def _element_of(part: Optional[cst.BaseExpression], value: cst.BaseExpression) -> bool:
+    """`part` is an element of a literal tuple `value` (`a, b = x, 2 * x` binds `a` to `x`)."""
+    return part is not None and isinstance(value, (cst.Tuple, cst.List)) and any(element.value is part for element in value.elements)
+
+
+def _unpacked_into(name: cst.Name, parent: dict[int, cst.CSTNode]) -> bool:
+    """`name` is a part of a tuple or list that is stored into (`_, i = top_k(x, k)`)."""
+    node: cst.CSTNode = name
+    up = parent.get(id(node))
+    while isinstance(up, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        node, up = up, parent.get(id(up))
+    return node is not name and isinstance(up, _STORES) and node is getattr(up, "target", None)
 
 
 def _reads(name: cst.Name, up: Optional[cst.CSTNode]) -> bool:

@@ -73,7 +73,10 @@ from nanlint.catalog.tables import (
     REQUIRES_GRAD_KEYWORD,
     REQUIRES_GRAD_METHODS,
     REMAINDERS,
+    PAIRS_WITH_INDICES,
     SCALAR_ANNOTATIONS,
+    TORCH_PAIRS_WITH_INDICES,
+    TORCH_PAIRS_WITH_INDICES_ALONG_A_DIM,
     SHAPE_ONLY_METHODS,
     SHAPES,
     STOP_GRADIENT,
@@ -433,6 +436,20 @@ def cuts_gradient(call: cst.Call, leaf: Optional[str], qualified: Optional[str],
         return True
     framework = framework_of(qualified)
     return framework is not None and leaf in NO_GRADIENT_PATH_IN.get(framework, ())
+
+
+def returns_indices_pair(call: cst.Call, env: Env) -> bool:
+    """The call returns (values, indices): `top_k(x, k)`, `x.topk(k)`, `torch.sort(x)`, `torch.max(x,
+    dim=1)`. A method is read by its name alone only where no array type has one that returns a
+    single array (`x.sort()` is an array in JAX)."""
+    qualified, method, leaf, _, rest = call_parts(call, env)
+    if leaf in PAIRS_WITH_INDICES:
+        return True
+    if qualified is None or framework_of(qualified) != "torch":
+        return False
+    if leaf in TORCH_PAIRS_WITH_INDICES:
+        return True
+    return leaf in TORCH_PAIRS_WITH_INDICES_ALONG_A_DIM and (bool(rest) or keyword_value(call, ("dim",)) is not None)
 
 
 def is_integer_cast(call: cst.Call, leaf: str) -> bool:

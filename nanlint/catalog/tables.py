@@ -1017,6 +1017,13 @@ INTEGER_DTYPES: frozenset[str] = frozenset(
 CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data
 # Keyword arguments that configure a computation rather than feed it data (`norm(x, axis=axis)`).
 CONFIGURATION_KEYWORDS = frozenset({"dtype", "axis", "axes", "dim", "keepdims", "keepdim", "shape", "name", "device", "out", "ord"})
+# Calls whose result is a pair (values, indices), by last name: `_, i = top_k(x, k)`. The indices
+# (position 1, or the `indices` field) are integers, which no gradient flows back through. In torch
+# also `sort`, and `max`/`min`/`median`/`mode` given a dimension; elsewhere those return one array.
+PAIRS_WITH_INDICES = frozenset({"top_k", "topk", "approx_max_k", "approx_min_k", "kthvalue", "cummax", "cummin"})
+TORCH_PAIRS_WITH_INDICES = frozenset({"sort"})
+TORCH_PAIRS_WITH_INDICES_ALONG_A_DIM = frozenset({"max", "min", "median", "nanmedian", "mode"})
+INDICES_FIELD = "indices"
 # Metadata of an array, never its values: nothing flows through it to a gradient.
 METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
 # Uses that take a value out of the graph (analysis/reach.py): Python builtins that make a Python

@@ -235,6 +235,9 @@ class WhereBranchSingularOp(Rule):
         # (a tensor's, pandas') one.
         Valid("class Backend:\n    def f(self, y):\n        return self.where(y > 0, self.log(y), 0.0)\n"),
         Valid("def f(frame, y):\n    return frame.where(y > 0, frame.log(y))\n"),
+        # A select whose value only picks indices receives no cotangent (point 90): the indices of
+        # `top_k` are integers.
+        Valid("import tensorflow as tf\ndef f(x, n, k):\n    s = tf.where(n > 0, x / n, 0.0)\n    _, i = tf.math.top_k(s, k)\n    return i\n"),
         # A relative import with a fallback may bind something else (`B = None`): nothing is read.
         Valid(
             "try:\n    from .backend import B\nexcept ImportError:\n    B = None\n"
@@ -258,6 +261,8 @@ class WhereBranchSingularOp(Rule):
                 "    return B.where(y > 0, B.log(B.where(y > 0, y, 1.0)), 0.0)\n"
             ),
         ),
+        # The values of `top_k` carry a cotangent back (point 90), its indices none.
+        Invalid("import tensorflow as tf\ndef f(x, n, k):\n    s = tf.where(n > 0, x / n, 0.0)\n    v, _ = tf.math.top_k(s, k)\n    return v\n", line=3),
         # ... and an object of the package's own, imported relatively (point 89): nanlint resolves
         # no relative import, so its use says what it is.
         Invalid(
