@@ -382,6 +382,14 @@ class Detector:
                 metadata.add(id(shape))
         return metadata
 
+    def _selectors(self, node: cst.CSTNode, env: "_Env") -> set[int]:
+        """The conditions of the selects in `node`: they choose its value, it is not made of them."""
+        chosen: set[int] = set()
+        for part in walk(node):
+            if isinstance(part, cst.Call) and (resolved := self._resolve_select(part, env)) is not None and resolved[0].kind != "clamp":
+                chosen.update(id(b.cond) for b in self._branches(part, resolved[0], resolved[2]) if b.cond is not None)
+        return chosen
+
     def _shape_argument(self, call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
         """The argument `zeros_like(x)` reads only for its shape and dtype, if `call` is such."""
         return argument_at(call, SHAPE_ARG) if self.catalog.is_shape_only(env.qualified(call.func)) else None
@@ -610,7 +618,19 @@ class Detector:
         sel, _, method_form = resolved
         if sel.kind == "clamp":
             return True
-        return any(not carries_gradient(b.expr, env) for b in self._branches(call, sel, method_form))
+        branches = self._branches(call, sel, method_form)
+        if not any(not carries_gradient(b.expr, env) for b in branches):
+            return False
+        # The safe value keeps the op off its pole where the where's condition tests the value it
+        # masks (`where(v == 0, 1.0, v)`); a mask on other data (`where((x == 0) & (z == 0), 0.0,
+        # y)`) keeps nothing off where its condition does not hold.
+        data = set().union(*(self._names_through(b.expr, env, 2, values=True) for b in branches if carries_gradient(b.expr, env)))
+        return any(b.cond is not None and self._names_through(b.cond, env, 2) & data for b in branches)
+
+    def _names_through(self, node: cst.CSTNode, env: _Env, depth: int, values: bool = False) -> set[str]:
+        """The names `node` reads and, up to `depth` levels, the ones its locals were computed from
+        (`zero_width = dx == 0` reads `dx` as `where(zero_width, 1.0, dx)` does)."""
+        return set().union(*(self._variables(node, env, level, values) for level in range(depth + 1)))
 
     def _masks(self, call: cst.Call, qualified: Optional[str], env: _Env, condition: Optional[frozenset[str]]) -> bool:
         """A where on the outer select's own `condition` (its `_condition_keys`; `where(c, x, 1.0)`, `where(c, x, fallback)`):
@@ -985,13 +1005,14 @@ class Detector:
             return True
         arg_env = _where_computed(use, env)
         cond_vars = self._variables(branch.cond, env, 4)
-        arg_vars = self._variables(use.arg, arg_env, 4)
-        shared = cond_vars & arg_vars
+        shared = cond_vars & self._variables(use.arg, arg_env, 4)
         if not shared:
             return self._random_draw(branch.cond, env)
-        # A bound on one input of an argument that also depends on other data
+        # A bound on one input of an argument whose value is also made of other data
         # (`where(b < 8, lgamma(a + b), ...)`) switches regimes; it is not aimed at the op's pole.
-        regime = arg_vars - cond_vars and any(selected_values(branch.cond, name, env) is not None for name in shared)
+        # A mask's condition chooses the value and is no other data (`where(m, 0.0, y)` is `y`).
+        other_data = self._variables(use.arg, arg_env, 4, values=True) - cond_vars
+        regime = other_data and any(selected_values(branch.cond, name, env) is not None for name in shared)
         return not regime or self._tests_a_factor_at_its_zero(branch, use, env)
 
     def _random_draw(self, cond: cst.BaseExpression, env: _Env) -> bool:
@@ -1012,18 +1033,22 @@ class Detector:
                 return True
         return False
 
-    def _variables(self, node: cst.CSTNode, env: _Env, depth: int) -> set[str]:
+    def _variables(self, node: cst.CSTNode, env: _Env, depth: int, values: bool = False) -> set[str]:
         """The root data names an expression is made of: locals are replaced by what they were
-        computed from, `depth` levels deep (`pi_x = x * pi` stands for `x`). Remembered: a local's
-        definition is expanded again for every site that reads it."""
-        key = (id(node), id(env.scope), env.place, depth)
+        computed from, `depth` levels deep (`pi_x = x * pi` stands for `x`). With `values`, only
+        what its value is made of: a select's condition chooses the value of an op's argument
+        (`y_ = where((x == 0) & (z == 0), 0.0, y)` is `y` or 0), though it is what an indicator
+        (`case = where(t <= eps, 1, 0)`) says. Remembered: a local's definition is expanded again
+        for every site that reads it."""
+        key = (id(node), id(env.scope), env.place, depth, values)
         if key not in self._variables_of:
-            self._variables_of[key] = self._expand_variables(node, env, depth)
+            self._variables_of[key] = self._expand_variables(node, env, depth, values)
         return self._variables_of[key]
 
-    def _expand_variables(self, node: cst.CSTNode, env: _Env, depth: int) -> set[str]:
+    def _expand_variables(self, node: cst.CSTNode, env: _Env, depth: int, values: bool) -> set[str]:
         found: set[str] = set()
-        for name, attribute in _data_names(node, self._metadata_reads(node, env)):
+        skipped = self._metadata_reads(node, env) | (self._selectors(node, env) if values else set())
+        for name, attribute in _data_names(node, skipped):
             binding = env.binding(name)
             if binding is not None and binding.imported is not None:
                 continue
@@ -1031,7 +1056,7 @@ class Detector:
                 found.add(attribute)  # self.low: a field is a variable of its own
             elif depth > 0 and binding is not None and binding.value is not None and binding.place < env.place:
                 there = env.at(binding.place)
-                made_of = self._variables(binding.value, there, depth - 1)
+                made_of = self._variables(binding.value, there, depth - 1, values)
                 # A random draw is made of no data, and is a variable of its own: a condition on
                 # `u = rand_like(x)` bounds `2 * u`.
                 found |= made_of or ({name.value} if draws_at_random(binding.value, there) else set())
@@ -1295,7 +1320,7 @@ def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[str, bool]:
 
 
 def _strip(node: cst.BaseExpression, env: "_Env") -> tuple[cst.BaseExpression, bool]:
-    """A condition without its negations, indexing and reshapes (`~bad[..., None]` and
+    """A condition without its negations, indexing, reshapes and walrus (`~bad[..., None]` and
     `(~bad).unsqueeze(-1)` are `bad`), and whether the negations taken off are an odd number."""
     negated = False
     while True:
@@ -1307,6 +1332,8 @@ def _strip(node: cst.BaseExpression, env: "_Env") -> tuple[cst.BaseExpression, b
             node, negated = node.args[0].value, not negated
         elif isinstance(node, cst.Call) and leaf_name(node.func) in CONDITION_RESHAPES and (reshaped := _reshaped(node, env)) is not None:
             node = reshaped
+        elif isinstance(node, cst.NamedExpr):  # `(ok := u > 0.5)` selects what `u > 0.5` does
+            node = node.value
         else:
             return node, negated
 

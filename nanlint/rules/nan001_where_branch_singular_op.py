@@ -235,6 +235,12 @@ class WhereBranchSingularOp(Rule):
         # (a tensor's, pandas') one.
         Valid("class Backend:\n    def f(self, y):\n        return self.where(y > 0, self.log(y), 0.0)\n"),
         Valid("def f(frame, y):\n    return frame.where(y > 0, frame.log(y))\n"),
+        # A mask whose condition tests the value it masks keeps the op off its pole (point 91).
+        Valid("import jax.numpy as jnp\ndef prox(v, s):\n    return jnp.where(v ** 2 <= s, 0.0, v - s / jnp.where(v == 0.0, 1.0, v))\n"),
+        Valid(
+            "import torch\ndef interp(x, x0, x1, f0, f1):\n    dx = x1 - x0\n    zero_width = dx == 0\n"
+            "    dx = torch.where(zero_width, torch.ones_like(dx), dx)\n    return torch.where(x > x1, f1, f0 + (x - x0) / dx * (f1 - f0))\n"
+        ),
         # A select whose value only picks indices receives no cotangent (point 90): the indices of
         # `top_k` are integers.
         Valid("import tensorflow as tf\ndef f(x, n, k):\n    s = tf.where(n > 0, x / n, 0.0)\n    _, i = tf.math.top_k(s, k)\n    return i\n"),
@@ -259,6 +265,17 @@ class WhereBranchSingularOp(Rule):
             fixed=(
                 "def f(y, backend=None):\n    B = backends.active if backend is None else backends[backend]\n"
                 "    return B.where(y > 0, B.log(B.where(y > 0, y, 1.0)), 0.0)\n"
+            ),
+        ),
+        # A mask on other data is no guard (point 91): where `y == 1` and `x` or `z` is not 0, `y_`
+        # is 1, and arccos's derivative is infinite there (a unit vector rounds to that in float).
+        Invalid(
+            "import jax.numpy as jnp\ndef beta(x, y, z):\n    y_ = jnp.where((x == 0) & (z == 0), 0.0, y)\n"
+            "    return jnp.where(y == 1.0, 0.0, jnp.arccos(y_))\n",
+            line=4,
+            fixed=(
+                "import jax.numpy as jnp\ndef beta(x, y, z):\n    y_ = jnp.where((x == 0) & (z == 0), 0.0, y)\n"
+                "    return jnp.where(y == 1.0, 0.0, jnp.arccos(jnp.where(y == 1.0, 0.0, y_)))\n"
             ),
         ),
         # The values of `top_k` carry a cotangent back (point 90), its indices none.
