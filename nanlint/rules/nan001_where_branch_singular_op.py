@@ -267,6 +267,13 @@ class WhereBranchSingularOp(Rule):
                 "    return B.where(y > 0, B.log(B.where(y > 0, y, 1.0)), 0.0)\n"
             ),
         ),
+        # ... and an object of the package's own, imported relatively (point 89): nanlint resolves
+        # no relative import, so its use says what it is.
+        Invalid(
+            "from ..backend_obj import backend\ndef f(y):\n    return backend.where(y > 0, backend.log(y), 0.0)\n",
+            line=3,
+            fixed="from ..backend_obj import backend\ndef f(y):\n    return backend.where(y > 0, backend.log(backend.where(y > 0, y, 1.0)), 0.0)\n",
+        ),
         # A mask on other data is no guard (point 91): where `y == 1` and `x` or `z` is not 0, `y_`
         # is 1, and arccos's derivative is infinite there (a unit vector rounds to that in float).
         Invalid(
@@ -280,13 +287,6 @@ class WhereBranchSingularOp(Rule):
         ),
         # The values of `top_k` carry a cotangent back (point 90), its indices none.
         Invalid("import tensorflow as tf\ndef f(x, n, k):\n    s = tf.where(n > 0, x / n, 0.0)\n    v, _ = tf.math.top_k(s, k)\n    return v\n", line=3),
-        # ... and an object of the package's own, imported relatively (point 89): nanlint resolves
-        # no relative import, so its use says what it is.
-        Invalid(
-            "from ..backend_obj import backend\ndef f(y):\n    return backend.where(y > 0, backend.log(y), 0.0)\n",
-            line=3,
-            fixed="from ..backend_obj import backend\ndef f(y):\n    return backend.where(y > 0, backend.log(backend.where(y > 0, y, 1.0)), 0.0)\n",
-        ),
         # A local assigned a call of itself resolves to nothing, and the file is still read.
         Invalid(
             "import jax.numpy as jnp\ndef f(force_fn, r):\n    force = force_fn(r)\n    force = force(r)\n"
