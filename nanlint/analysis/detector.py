@@ -619,12 +619,13 @@ class Detector:
         if sel.kind == "clamp":
             return True
         branches = self._branches(call, sel, method_form)
-        if not any(not carries_gradient(b.expr, env) for b in branches):
-            return False
+        carrying = [b for b in branches if carries_gradient(b.expr, env)]
+        if len(carrying) == len(branches):
+            return False  # no safe value
         # The safe value keeps the op off its pole where the where's condition tests the value it
         # masks (`where(v == 0, 1.0, v)`); a mask on other data (`where((x == 0) & (z == 0), 0.0,
         # y)`) keeps nothing off where its condition does not hold.
-        data = set().union(*(self._names_through(b.expr, env, 2, values=True) for b in branches if carries_gradient(b.expr, env)))
+        data = set().union(*(self._names_through(b.expr, env, 2, values=True) for b in carrying))
         return any(b.cond is not None and self._names_through(b.cond, env, 2) & data for b in branches)
 
     def _names_through(self, node: cst.CSTNode, env: _Env, depth: int, values: bool = False) -> set[str]:
