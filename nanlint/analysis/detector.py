@@ -610,8 +610,9 @@ class Detector:
     def _is_barrier_call(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
         return self.catalog.is_barrier(qualified) or self._method(call, qualified, env) in BARRIER_METHODS
 
-    def _keeps_off_pole(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
-        """A clamp, or a select with a branch no gradient flows through (a safe value)."""
+    def _keeps_off_pole(self, call: cst.Call, qualified: Optional[str], env: _Env, domain: IntervalSet, sole_input: bool) -> bool:
+        """A clamp, or a select with a branch no gradient flows through (a safe value), off the op's
+        pole `domain` unless the masked value is the op's `sole_input` a gradient flows through."""
         resolved = self._resolve_select(call, env)
         if resolved is None:
             return False
@@ -622,6 +623,11 @@ class Detector:
         carrying = [b for b in branches if carries_gradient(b.expr, env)]
         if len(carrying) == len(branches):
             return False  # no safe value
+        if any(_at_pole(b.expr, env, domain) for b in branches if b not in carrying):
+            # The safe value is the op's pole (`x / where(v != 0, v, 0.0)`): where the mask takes
+            # it, the where sends the op's infinite cotangent to that value, not to `v`, but the
+            # op's other inputs get 0 * inf (d/dx x/y = 1/y).
+            return sole_input
         # The safe value keeps the op off its pole where the where's condition tests the value it
         # masks (`where(v == 0, 1.0, v)`); a mask on other data (`where((x == 0) & (z == 0), 0.0,
         # y)`) keeps nothing off where its condition does not hold.
@@ -692,7 +698,7 @@ class Detector:
         # mask is rarely about how large the values get (`expm1(where(z > 0, z, 1.0))`), so there
         # the values decide, or a mask on the select's own condition (`_classify`). Nor against a
         # non-finite factor, which leaks at every value: where it does is decided there too.
-        if op.kind == "pole" and not domain.is_everything() and self._guarded(arg, env, 0, sole_input=not _other_input_carries(node, arg, env)):
+        if op.kind == "pole" and not domain.is_everything() and self._guarded(arg, env, 0, domain, sole_input=not _other_input_carries(node, arg, env)):
             return False
         if not can_reach(arg, domain, env):
             return False
@@ -707,6 +713,7 @@ class Detector:
         arg: cst.BaseExpression,
         env: _Env,
         depth: int,
+        domain: IntervalSet,
         computed: bool = False,
         condition: Optional[frozenset[str]] = None,
         sole_input: bool = True,
@@ -728,33 +735,33 @@ class Detector:
             # The op's own argument is guarded by a clamp (at the pole it is NAN102's), a where with
             # a safe value (`where(c, x, 1.0)`), or a barrier or a safe call that guards its result;
             # what is computed from them is not.
-            if not computed and self._keeps_off_pole(arg, qualified, env):
+            if not computed and self._keeps_off_pole(arg, qualified, env, domain, sole_input):
                 return True
             barrier = self._is_barrier_call(arg, qualified, env)
             if not computed and sole_input and (barrier or self.catalog.guards_its_result(qualified)):
                 return True
             if barrier and _operands(arg):
                 # `x.detach()` has the value of `x`: kept off the pole if `x` is.
-                return self._guarded(_operands(arg)[0], env, depth + 1, computed, condition, sole_input)
+                return self._guarded(_operands(arg)[0], env, depth + 1, domain, computed, condition, sole_input)
             inner = carried_value(arg, env)
             if inner is not None:
-                return self._guarded(inner, env, depth + 1, computed, condition, sole_input)
+                return self._guarded(inner, env, depth + 1, domain, computed, condition, sole_input)
             if qualified is None and leaf_name(arg.func) == "masked_fill":
                 return True  # torch: a where spelled as a method
         if isinstance(arg, cst.Subscript):  # `safe[..., None, :]`: some of the guarded values
-            return self._guarded(arg.value, env, depth + 1, computed, condition, sole_input)
+            return self._guarded(arg.value, env, depth + 1, domain, computed, condition, sole_input)
         if isinstance(arg, cst.IfExp):
             sides = (arg.body, arg.orelse)
             return all(
-                self._guarded(side, env, depth + 1, computed, condition, sole_input) or not depends_on_data(side, env) for side in sides
+                self._guarded(side, env, depth + 1, domain, computed, condition, sole_input) or not depends_on_data(side, env) for side in sides
             )
         if isinstance(arg, cst.Name):
             value = assigned(arg, env)
-            return value is not None and self._guarded(value[0], value[1], depth + BINDING_COST, computed, condition, sole_input)
+            return value is not None and self._guarded(value[0], value[1], depth + BINDING_COST, domain, computed, condition, sole_input)
         # `0.5 * safe_theta`, `mean(abs_sq(x))` after `x = where(c, ones_like(x), x)`: every operand
         # that carries a gradient is masked. (A where between two data, `where(c, -q, q)`, is not.)
         operands = [o for o in _operands(arg) if carries_gradient(o, env) and not is_epsilon(o, env)]
-        return bool(operands) and all(self._guarded(o, env, depth + 1, True, condition) for o in operands)
+        return bool(operands) and all(self._guarded(o, env, depth + 1, domain, True, condition) for o in operands)
 
     # --- classification --------------------------------------------------------------------------
     def _classify(self, call, sel, framework, method_form, branch: Branch, use: OpUse, env: _Env) -> Optional[LeakSite]:
@@ -807,7 +814,7 @@ class Detector:
         """The argument is masked before, on this select's own condition, by a mask whose own values
         do not put the op back at its pole where the select does not take the branch."""
         arg_env = _where_computed(use, env)
-        masked = self._guarded(use.arg, arg_env, 0, computed=True, condition=_condition_keys(branch.cond, env))
+        masked = self._guarded(use.arg, arg_env, 0, use.leak_domain, computed=True, condition=_condition_keys(branch.cond, env))
         return masked and not self._masked_at_pole(branch, use, arg_env)
 
     def _nonfinite_where_unselected(self, branch: Branch, use: OpUse, env: _Env) -> Optional[tuple[OpUse, Confidence]]:
@@ -976,7 +983,8 @@ class Detector:
 
     def _masked_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The masks' own values put the op at its pole where the select does not take the branch
-        (`log(-expm1(where(c, x, 0.0)))` under a select on `c`): they guard nothing. Against a
+        (`log(-expm1(where(c, x, 0.0)))` under a select on `c`): they guard nothing. (A mask that is
+        the op's own argument, `log(where(c, x, 0.0))`, is `_keeps_off_pole`'s.) Against a
         non-finite factor, which leaks at every value, a mask guards only where it takes a side no
         gradient flows through (`where(c, 1.0, s)` under `c`), not where it takes the data."""
         if branch.polarity is None:
@@ -984,8 +992,7 @@ class Detector:
         unselected = env.assuming(branch.cond, not branch.polarity)
         if use.leak_domain.is_everything():
             return not self._constant_there(use.arg, env, unselected)
-        reach = IntervalSet.of(value_range(use.arg, unselected))
-        return not reach.is_empty() and reach.intersect(use.leak_domain) == reach
+        return _at_pole(use.arg, unselected, use.leak_domain)
 
     def _constant_there(self, node: cst.BaseExpression, env: _Env, unselected: _Env) -> bool:
         """A where (or a local bound to one) whose condition the unselected region decides, on a
@@ -1268,6 +1275,12 @@ def _clamp_bounds(call: cst.Call, sel: SelectFunction, method_form: bool, env) -
         operand = sel.branches[0].position if len(sel.branches) == 1 else None
         candidates = [v for i, v in enumerate(values) if i != operand]
     return [v for v in (constant_value(c, env) for c in candidates + keywords) if v is not None]
+
+
+def _at_pole(node: cst.BaseExpression, env: "_Env", domain: IntervalSet) -> bool:
+    """Every value `node` can take in `env` lies in the op's pole `domain`."""
+    reach = IntervalSet.of(value_range(node, env))
+    return not reach.is_empty() and reach.intersect(domain) == reach
 
 
 def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:

@@ -241,6 +241,10 @@ class WhereBranchSingularOp(Rule):
             "import torch\ndef interp(x, x0, x1, f0, f1):\n    dx = x1 - x0\n    zero_width = dx == 0\n"
             "    dx = torch.where(zero_width, torch.ones_like(dx), dx)\n    return torch.where(x > x1, f1, f0 + (x - x0) / dx * (f1 - f0))\n"
         ),
+        # A safe value at the op's pole guards the value it masks, the op's only input a gradient
+        # flows through (point 92): where the mask takes `0.0`, the where sends the op's infinite
+        # cotangent to that constant, not to `v`.
+        Valid("import jax.numpy as jnp\ndef f(v):\n    return jnp.where(v != 0, 1.0 / jnp.where(v != 0, v, 0.0), 0.0)\n"),
         # A select whose value only picks indices receives no cotangent (point 90): the indices of
         # `top_k` are integers.
         Valid("import tensorflow as tf\ndef f(x, n, k):\n    s = tf.where(n > 0, x / n, 0.0)\n    _, i = tf.math.top_k(s, k)\n    return i\n"),
@@ -284,6 +288,13 @@ class WhereBranchSingularOp(Rule):
                 "import jax.numpy as jnp\ndef beta(x, y, z):\n    y_ = jnp.where((x == 0) & (z == 0), 0.0, y)\n"
                 "    return jnp.where(y == 1.0, 0.0, jnp.arccos(jnp.where(y == 1.0, 0.0, y_)))\n"
             ),
+        ),
+        # ... but not the op's other inputs (point 92): where `v == 0` the divisor is the safe
+        # value 0, and d/da a/y = 1/y is infinite there.
+        Invalid(
+            "import torch\ndef t(a, v):\n    safe = torch.where(v != 0, v, 0.0)\n    return torch.where(v != 0, a / safe, 0.0)\n",
+            line=4,
+            fixed="import torch\ndef t(a, v):\n    safe = torch.where(v != 0, v, 0.0)\n    return torch.where(v != 0, a / torch.where(v != 0, safe, 1.0), 0.0)\n",
         ),
         # The values of `top_k` carry a cotangent back (point 90), its indices none.
         Invalid("import tensorflow as tf\ndef f(x, n, k):\n    s = tf.where(n > 0, x / n, 0.0)\n    v, _ = tf.math.top_k(s, k)\n    return v\n", line=3),
