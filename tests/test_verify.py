@@ -66,10 +66,21 @@ def test_text_report_shows_the_table(tmp_path: Path) -> None:
 
 
 def test_a_safe_value_outside_the_domain_fails() -> None:
-    # 0.0 keeps the barrier for n, but d/dt = 1/0 is still infinite: the numerator leaks.
-    [verdict] = verdicts_for("import jax.numpy as jnp\ny = jnp.where(n != 0, t / n, 0.0)\n", tamper=lambda c: c.replace("1.0", "0.0"))
+    # 1e-40 keeps the barrier for n, but d/dt = 1/1e-40 overflows float32: the numerator leaks.
+    # (A safe value of 0.0 no longer gets this far: the linter reads it as no guard for `t` and
+    # fixes the select again, point 92.)
+    [verdict] = verdicts_for("import jax.numpy as jnp\ny = jnp.where(n != 0, t / n, 0.0)\n", tamper=lambda c: c.replace("1.0", "1e-40"))
     assert verdict.status == FAILED
     assert "d/dt is still" in verdict.reason
+
+
+def test_no_differentiable_probe_proves_nothing() -> None:
+    # Wherever it is selected the function is NaN or infinite (log of x and of -x): no probe shows
+    # that the fix keeps a gradient, so the verdict is not "verified".
+    [verdict] = verdicts_for("import jax.numpy as jnp\ny = jnp.where(x > 0, jnp.log(x) * jnp.log(-x), jnp.log(x))\n")
+    assert verdict.status == UNVERIFIABLE
+    assert "nothing was proven" in verdict.reason
+    assert verdict.probes and not any(p["selected_differentiable"] for p in verdict.probes)
 
 
 def test_a_fix_that_changes_a_value_fails() -> None:

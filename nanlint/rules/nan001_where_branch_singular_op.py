@@ -416,12 +416,17 @@ class WhereBranchSingularOp(Rule):
             "    return jnp.where(angle <= 1e-3, 2.0, angle / jnp.sin(angle / 2))\n",
             line=5,
         ),
-        # A mask on the select's condition guards nothing when its own value puts the op at its pole:
-        # where `is_small` is false, `-expm1(0.0)` is 0, and `log(0)` is the pole.
+        # A mask on the select's condition guards nothing when its own value puts the op at its pole
+        # and the cotangent is mixed across elements on the way back: where `valid` is false, `m`
+        # is 0 and `log(0)` is the pole, and the sum sends 0 * inf = NaN to every element of `x`.
         Invalid(
-            "import torch\ndef f(x):\n    is_small = -0.69 < x\n"
-            "    return torch.where(is_small, (-torch.where(is_small, x, 0.0).expm1()).log(), 0.0)\n",
+            "import jax.numpy as jnp\ndef f(x, valid):\n    m = jnp.where(valid, x, 0.0)\n"
+            "    return jnp.where(valid, jnp.log(m / jnp.maximum(jnp.sum(m), 1.0)), 0.0)\n",
             line=4,
+            fixed=(
+                "import jax.numpy as jnp\ndef f(x, valid):\n    m = jnp.where(valid, x, 0.0)\n"
+                "    return jnp.where(valid, jnp.log(jnp.where(valid, m / jnp.maximum(jnp.sum(m), 1.0), 1.0)), 0.0)\n"
+            ),
         ),
         # The masked mean: the count carries no gradient, the total does, through 1 / count.
         Invalid("import jax.numpy as jnp\ndef f(x, m):\n    n = jnp.sum(m > 0)\n    return jnp.where(n > 0, jnp.sum(x) / n, 0.0)\n", line=4),

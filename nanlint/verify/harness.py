@@ -287,6 +287,11 @@ def judge(job: _Job, answer: dict) -> Verification:
     notes = job.assumed + _second_mode_notes(job, answer)
     if failures:
         return Verification(FAILED, job.backend, reproduced, failures[0], probes, notes)
+    if not any(probe["selected_differentiable"] for probe in probes):
+        # No probe where the function has a finite value and gradient: the fix is not shown to
+        # keep any gradient, so nothing is proven.
+        reason = "no probe point has a finite value and gradient in the selected branch: nothing was proven"
+        return Verification(UNVERIFIABLE, job.backend, reproduced, reason, probes, notes)
     reason = None if reproduced else "the leak did not reproduce at the probe points"
     if job.unmodeled:
         # The select is proven; the function's gradient is not, where a value comes from outside the trees.
