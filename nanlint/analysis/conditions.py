@@ -72,6 +72,15 @@ def selected_values(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0)
     return None
 
 
+def is_comparison(cond: cst.BaseExpression, env: Env, hops: int = 0) -> bool:
+    """One comparison, written in place or held by a local (`m = x < 1.0`), as `selected_values`
+    follows it."""
+    if isinstance(cond, cst.Name):
+        value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
+        return value is not None and is_comparison(value, env, hops + 1)
+    return isinstance(cond, cst.Comparison)
+
+
 def holds_at_nan(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Optional[bool]:
     """Whether `cond` is true where the expression `var` is NaN, if certain: a comparison with NaN is
     false, except `!=`, which is true (`q != 0` holds where `q` is NaN; `q > 0` does not)."""

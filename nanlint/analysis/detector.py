@@ -14,7 +14,7 @@ from typing import NamedTuple, Optional
 
 import libcst as cst
 
-from nanlint.analysis.conditions import affine_base, holds_at_nan, selected_values
+from nanlint.analysis.conditions import affine_base, holds_at_nan, is_comparison, selected_values
 from nanlint.analysis.inline import inlined
 from nanlint.analysis.masking import mask_sites, masked_value
 from nanlint.analysis.names import (
@@ -147,6 +147,9 @@ class _Env:
 
     def selected(self, cond: cst.BaseExpression, var: str) -> Optional[IntervalSet]:
         return selected_values(cond, var, self)
+
+    def compares(self, cond: cst.BaseExpression) -> bool:
+        return is_comparison(cond, self)
 
 
 class Detector:

@@ -126,6 +126,11 @@ class Env(Protocol):
         """Values of the expression `var` for which `cond` is true, where certain (conditions.py)."""
         ...
 
+    def compares(self, cond: cst.BaseExpression) -> bool:
+        """Whether `cond` is one comparison, in place or held by a local (conditions.py): where it
+        holds, what `selected` gives is all of where it holds, not a part."""
+        ...
+
     def decided(self, cond: cst.BaseExpression) -> Optional[bool]:
         """The truth of `cond` where the question is asked, when an outer select decides it."""
         ...
@@ -688,7 +693,7 @@ def _refined(reach: Interval, cond: cst.BaseExpression, branch: cst.BaseExpressi
     """A branch's values where the condition selects it. What `selected` gives may be part of where
     the condition holds (an `or` with an unknown side): its complement then still holds all of where
     it does not, but the values where it holds are certain only for a plain comparison."""
-    if polarity and not isinstance(cond, cst.Comparison):
+    if polarity and not env.compares(cond):
         return reach
     selected = env.selected(cond, env.code(branch))
     if selected is None:

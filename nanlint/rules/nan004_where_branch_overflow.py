@@ -52,6 +52,9 @@ class WhereBranchOverflow(Rule):
         # Where the branch is unselected the condition bounds the argument: `v == 0` there, `y > 20`.
         Valid("import jax.numpy as jnp\ndef symexp(v):\n    t = jnp.sign(v) * jnp.expm1(jnp.abs(v))\n    return jnp.where(v == 0, v, t)\n"),
         Valid("import torch\ndef softplus_inv(y):\n    return y.where(y > 20.0, y + (y + 1e-6).neg().expm1().neg().log())\n"),
+        # A condition held by a local bounds the argument as one written in place does (point 93):
+        # where `m` holds, `x < 1` and `2 * x - 2` is negative.
+        Valid("import jax.numpy as jnp\ndef bounded(x):\n    m = x < 1.0\n    return jnp.where(m, x, jnp.exp(2 * x - 2))\n"),
         # exp of something never positive cannot overflow.
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.exp(-jnp.abs(x) * jnp.log(2.0)), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(m, jnp.exp(x - jnp.max(x, axis=-1, keepdims=True)), 0.0)\n"),
@@ -81,6 +84,8 @@ class WhereBranchOverflow(Rule):
             fixed="from array_api_compat import array_namespace\ndef inverse_softplus(y):\n    xp = array_namespace(y)\n"
             "    return xp.where(y > 80.0, y, xp.log(xp.where(y > 80.0, 1.0, xp.expm1(xp.where(y > 80.0, 0.0, y)))))\n",
         ),
+        # ... but a local condition joined by `|` says nothing certain of where it holds.
+        Invalid("import jax.numpy as jnp\ndef loose(x, c):\n    m = (x < 1.0) | c\n    return jnp.where(m, x, jnp.exp(2 * x - 2))\n", line=4),
         Invalid(
             "import jax.numpy as jnp\njnp.where(x > 0, x, jnp.exp(x) - 1)\n",
             line=2,
