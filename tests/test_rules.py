@@ -2,6 +2,7 @@
 
 import re
 
+import libcst as cst
 import pytest
 
 from nanlint.check import Checker
@@ -90,3 +91,49 @@ def test_selection_precedence() -> None:
     assert "NAN001" not in select_codes(None, ["NAN001"], [])
     # invalid-syntax is always reported: a file that does not parse was not checked.
     assert "NAN900" in select_codes(["NAN001"], [], [])
+
+
+class _HoistCondition(cst.CSTTransformer):
+    """Moves the condition of the `which`-th select call (`where(c, a, b)`) into a local assigned
+    on the line before the statement that holds it."""
+
+    def __init__(self, which: int) -> None:
+        self.which, self.seen, self.cond, self.placed = which, 0, None, False
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        func = updated.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+        if name in ("where", "select") and len(updated.args) == 3 and updated.args[0].keyword is None:
+            self.seen += 1
+            if self.seen - 1 == self.which:
+                self.cond = updated.args[0].value
+                return updated.with_changes(args=[updated.args[0].with_changes(value=cst.Name("hoisted")), *updated.args[1:]])
+        return updated
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if self.cond is None or self.placed:
+            return updated
+        self.placed = True
+        assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("hoisted"))], self.cond)])
+        return cst.FlattenSentinel([assign, updated])
+
+
+def _hoisted_variants(source: str):
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return  # NAN900's examples
+    for which in range(4):
+        hoist = _HoistCondition(which)
+        module = cst.parse_module(source).visit(hoist)
+        if hoist.cond is None:
+            return
+        yield module.code
+
+
+@pytest.mark.parametrize(("rule", "case"), CASES_VALID + CASES_INVALID, ids=lambda x: getattr(x, "CODE", ""))
+def test_a_condition_held_by_a_local_changes_no_verdict(rule, case) -> None:
+    """`m = x < 1.0; where(m, ...)` selects what `where(x < 1.0, ...)` does (points 19, 93, 94)."""
+    flagged = rule.CODE in [c for _, c in codes_by_line(rule.example_source(case))]
+    for variant in _hoisted_variants(rule.example_source(case)):
+        assert (rule.CODE in [c for _, c in codes_by_line(variant)]) == flagged, variant

@@ -903,7 +903,7 @@ class Detector:
         if op.kind != "pole" or op.domain is None or not use.leak_domain.intersect(op.domain).is_empty():
             return False
         truth = not branch.polarity  # what the condition is where the branch is not selected
-        if truth and not isinstance(branch.cond, cst.Comparison):
+        if truth and not env.compares(branch.cond):
             return False  # where an `or` with an unknown side holds, the known side bounds nothing
         subjects = [env.code(use.node)] + [
             name.value for name, here in self._compared_names(branch.cond, env) if self._nonfinite_with(name, use.node, here, 0)
@@ -1325,14 +1325,19 @@ def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[str]:
 def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[str, bool]:
     """What a condition selects, as text, up to negation and broadcasting (`bad`, `~bad`,
     `bad[..., None, None]`, `bad.unsqueeze(-1)`), and, for a local, as the expression it was
-    assigned (`small` for `small = t < eps`); each key with whether `node` negates it (`big` in
+    assigned (`small` for `small = t < eps`), through locals that name each other; each key with whether `node` negates it (`big` in
     `small` after `small = ~big`)."""
     inner, negated = _strip(node, env)
     keys = {bare_code(inner, env.detector.code): negated}
-    binding = env.binding(inner) if isinstance(inner, cst.Name) else None
-    if binding is not None and binding.value is not None and binding.imported is None:
-        value, inverted = _strip(binding.value, env.at(binding.place))
-        keys.setdefault(bare_code(value, env.detector.code), negated != inverted)
+    here = env
+    for _ in range(MAX_INDIRECTION):  # and through a local that names another (`c = small`)
+        binding = here.binding(inner) if isinstance(inner, cst.Name) else None
+        if binding is None or binding.value is None or binding.imported is not None:
+            break
+        here = here.at(binding.place)
+        inner, inverted = _strip(binding.value, here)
+        negated = negated != inverted
+        keys.setdefault(bare_code(inner, env.detector.code), negated)
     return keys
 
 
