@@ -137,3 +137,53 @@ def test_a_condition_held_by_a_local_changes_no_verdict(rule, case) -> None:
     flagged = rule.CODE in [c for _, c in codes_by_line(rule.example_source(case))]
     for variant in _hoisted_variants(rule.example_source(case)):
         assert (rule.CODE in [c for _, c in codes_by_line(variant)]) == flagged, variant
+
+
+class _NegateAndSwap(cst.CSTTransformer):
+    """Rewrites the `which`-th `xp.where(c, a, b)` as `xp.where(~(c), b, a)`, which selects the same."""
+
+    def __init__(self, which: int) -> None:
+        self.which, self.seen, self.done = which, 0, False
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        func = updated.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "where" and len(updated.args) == 3):
+            return updated
+        if any(arg.keyword is not None for arg in updated.args):
+            return updated
+        self.seen += 1
+        if self.seen - 1 != self.which:
+            return updated
+        self.done = True
+        cond, first, second = updated.args
+        negated = cst.UnaryOperation(cst.BitInvert(), cond.value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+        return updated.with_changes(args=[cond.with_changes(value=negated), second.with_changes(comma=first.comma), first.with_changes(comma=second.comma)])
+
+
+def _swapped_variants(source: str):
+    try:
+        cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return
+    for which in range(4):
+        swap = _NegateAndSwap(which)
+        module = cst.parse_module(source).visit(swap)
+        if not swap.done:
+            return
+        yield module.code
+
+
+LEAK_RULES = ("NAN001", "NAN002", "NAN003", "NAN004")
+
+
+@pytest.mark.parametrize(("rule", "case"), CASES_VALID + CASES_INVALID, ids=lambda x: getattr(x, "CODE", ""))
+def test_a_negated_condition_with_its_branches_swapped_changes_no_verdict(rule, case) -> None:
+    """`where(~(c), b, a)` selects what `where(c, a, b)` does: it leaks exactly when that does
+    (point 95: a negation swaps what is certain of where a condition holds and where it does not)."""
+
+    def leaks(source: str) -> bool:
+        return any(code in LEAK_RULES for _, code in codes_by_line(source))
+
+    expected = leaks(rule.example_source(case))
+    for variant in _swapped_variants(rule.example_source(case)):
+        assert leaks(variant) == expected, variant

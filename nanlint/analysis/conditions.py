@@ -7,7 +7,7 @@ does. Conditions that say nothing certain about the variable give None.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 import libcst as cst
 
@@ -48,37 +48,83 @@ _MIRROR = {
 }
 
 
-def selected_values(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Optional[IntervalSet]:
-    """The values of the expression whose source is `var` for which `cond` is true, if certain."""
+class Region(NamedTuple):
+    """What a condition says of one variable: `values`, the values for which it holds, as far as
+    known; and whether all of where it holds lies in them (`if_true`), and all of where it does not
+    outside them (`if_false`). An `or` with an unknown side (`(x < 1) | c`) knows only part of
+    where it holds; its negation, only part of where it does not."""
+
+    values: IntervalSet
+    if_true: bool
+    if_false: bool
+
+    def negated(self) -> "Region":
+        return Region(self.values.complement(), self.if_false, self.if_true)
+
+    def at_most(self, holds: bool) -> Optional[IntervalSet]:
+        """Values that hold every value of where the condition is `holds`, if certain."""
+        if not (self.if_true if holds else self.if_false):
+            return None
+        return self.values if holds else self.values.complement()
+
+    def at_least(self, holds: bool) -> Optional[IntervalSet]:
+        """Values each of which makes the condition `holds`, if certain: where it does not hold, all
+        of it lies outside `values`, so every value in them makes it hold (and the other way round)."""
+        if not (self.if_false if holds else self.if_true):
+            return None
+        return self.values if holds else self.values.complement()
+
+
+def selected_values(cond: cst.BaseExpression, var: str, env: Env) -> Optional[IntervalSet]:
+    """The values of the expression whose source is `var` for which `cond` is true, as far as known
+    (part of them, for an `or` with an unknown side: `region` says which way it is certain)."""
+    found = region_of(cond, var, env)
+    return found.values if found is not None else None
+
+
+def values_where(cond: cst.BaseExpression, var: str, env: Env, holds: bool) -> Optional[IntervalSet]:
+    """The values `var` can take where `cond` is `holds`, when the condition says so for certain."""
+    found = region_of(cond, var, env)
+    return found.at_most(holds) if found is not None else None
+
+
+def region_of(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Optional[Region]:
+    """What `cond` says of the values of the expression whose source is `var`."""
     if isinstance(cond, cst.Name):
         value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
-        return selected_values(value, var, env, hops + 1) if value is not None else None
+        return region_of(value, var, env, hops + 1) if value is not None else None
     if isinstance(cond, cst.Comparison):
-        return _comparison(cond, var, env)
+        values = _comparison(cond, var, env)
+        return Region(values, True, True) if values is not None else None
     if isinstance(cond, cst.BinaryOperation):
-        left = selected_values(cond.left, var, env, hops)
-        right = selected_values(cond.right, var, env, hops)
+        left, right = region_of(cond.left, var, env, hops), region_of(cond.right, var, env, hops)
         if isinstance(cond.operator, cst.BitAnd):
-            return left.intersect(right) if left is not None and right is not None else None
+            return _both(left, right)
         if isinstance(cond.operator, cst.BitOr):
-            # A known part of an `or` is selected whatever the other part says.
-            return _union_of_known(left, right)
+            return _either(left, right)
         return None
     if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
-        inner = selected_values(cond.expression, var, env, hops)
-        return inner.complement() if inner is not None else None
+        inner = region_of(cond.expression, var, env, hops)
+        return inner.negated() if inner is not None else None
     if isinstance(cond, cst.Call):
         return _call(cond, var, env, hops)
     return None
 
 
-def is_comparison(cond: cst.BaseExpression, env: Env, hops: int = 0) -> bool:
-    """One comparison, written in place or held by a local (`m = x < 1.0`), as `selected_values`
-    follows it."""
-    if isinstance(cond, cst.Name):
-        value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
-        return value is not None and is_comparison(value, env, hops + 1)
-    return isinstance(cond, cst.Comparison)
+def _both(left: Optional[Region], right: Optional[Region]) -> Optional[Region]:
+    """`a & b`: known only when both sides are (where it is false, either may be)."""
+    if left is None or right is None:
+        return None
+    return Region(left.values.intersect(right.values), left.if_true and right.if_true, left.if_false and right.if_false)
+
+
+def _either(left: Optional[Region], right: Optional[Region]) -> Optional[Region]:
+    """`a | b`: a known side is selected whatever the other says, but where the `or` holds the
+    unknown side may be what holds."""
+    if left is None or right is None:
+        known = left or right
+        return Region(known.values, False, known.if_false) if known is not None else None
+    return Region(left.values.union(right.values), left.if_true and right.if_true, left.if_false and right.if_false)
 
 
 def holds_at_nan(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Optional[bool]:
@@ -139,12 +185,6 @@ def _condition_local(name: cst.Name, env: Env) -> Optional[cst.BaseExpression]:
     if value is None or any(isinstance(n, cst.Name) and n.value == name.value for n in walk(value[0])):
         return None
     return value[0]
-
-
-def _union_of_known(left: Optional[IntervalSet], right: Optional[IntervalSet]) -> Optional[IntervalSet]:
-    if left is None:
-        return right
-    return left if right is None else left.union(right)
 
 
 def _comparison(node: cst.Comparison, var: str, env: Env) -> Optional[IntervalSet]:
@@ -236,20 +276,21 @@ def _operator_call(node: cst.Call, env: Env) -> Optional[tuple[str, list[cst.Bas
     return None
 
 
-def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[IntervalSet]:
+def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[Region]:
     call = _operator_call(node, env)
     if call is None:
         return None
     leaf, args = call
     if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
-        return _compare(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
-    parts = [selected_values(a, var, env, hops) for a in args]
+        values = _compare(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
+        return Region(values, True, True) if values is not None else None
+    parts = [region_of(a, var, env, hops) for a in args]
     if leaf == "logical_and" and len(parts) == 2:
-        return parts[0].intersect(parts[1]) if None not in parts else None
+        return _both(*parts)
     if leaf == "logical_or" and len(parts) == 2:
-        return _union_of_known(parts[0], parts[1])
+        return _either(*parts)
     if leaf == "logical_not" and len(parts) == 1 and parts[0] is not None:
-        return parts[0].complement()
+        return parts[0].negated()
     return None
 
 

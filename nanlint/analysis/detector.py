@@ -14,7 +14,7 @@ from typing import NamedTuple, Optional
 
 import libcst as cst
 
-from nanlint.analysis.conditions import affine_base, holds_at_nan, is_comparison, selected_values
+from nanlint.analysis.conditions import affine_base, holds_at_nan, region_of, selected_values, values_where
 from nanlint.analysis.inline import inlined
 from nanlint.analysis.masking import mask_sites, masked_value
 from nanlint.analysis.names import (
@@ -145,11 +145,8 @@ class _Env:
     def indexes(self, name: cst.Name) -> bool:
         return name.value in self.detector.index_names(self.scope)
 
-    def selected(self, cond: cst.BaseExpression, var: str) -> Optional[IntervalSet]:
-        return selected_values(cond, var, self)
-
-    def compares(self, cond: cst.BaseExpression) -> bool:
-        return is_comparison(cond, self)
+    def values_where(self, cond: cst.BaseExpression, var: str, holds: bool) -> Optional[IntervalSet]:
+        return values_where(cond, var, self, holds)
 
 
 class Detector:
@@ -903,16 +900,13 @@ class Detector:
         if op.kind != "pole" or op.domain is None or not use.leak_domain.intersect(op.domain).is_empty():
             return False
         truth = not branch.polarity  # what the condition is where the branch is not selected
-        if truth and not env.compares(branch.cond):
-            return False  # where an `or` with an unknown side holds, the known side bounds nothing
         subjects = [env.code(use.node)] + [
             name.value for name, here in self._compared_names(branch.cond, env) if self._nonfinite_with(name, use.node, here, 0)
         ]
         for subject in dict.fromkeys(subjects):
-            region = env.selected(branch.cond, subject)
+            region = env.values_where(branch.cond, subject, truth)
             if region is None:
                 continue
-            region = region if truth else region.complement()
             bounded = not region.is_empty() and -INF < region.parts[0].lo and region.parts[-1].hi < INF
             if bounded and holds_at_nan(branch.cond, subject, env) is (not truth):
                 return True
@@ -1097,18 +1091,23 @@ class Detector:
         if branch.cond is None or branch.polarity is None or not use.op.elementwise:
             return GuardVerdict.UNKNOWN, None
         for var, to_var in affine_base(use.arg, env):
-            chosen = selected_values(branch.cond, self.code(var), env)
-            if chosen is None:
+            said = region_of(branch.cond, self.code(var), env)
+            if said is None:
                 continue
-            selected = chosen if branch.polarity else chosen.complement()
             domain = to_var(use.leak_domain)
-            admitted = selected.intersect(domain)
+            selected = said.at_least(branch.polarity)  # values at which the branch is surely taken
+            admitted = selected.intersect(domain) if selected is not None else None
             # A pole on the guard's own boundary (`x >= 0` for sqrt) is a guard aimed at it that let it in.
-            if not admitted.is_empty() and _on_boundary(admitted, selected) and _holds_a_pole(admitted, domain):
+            if admitted is not None and not admitted.is_empty() and _on_boundary(admitted, selected) and _holds_a_pole(admitted, domain):
                 return GuardVerdict.ADMITS, (admitted, self.code(var))
-            if selected.complement().intersect(domain).is_empty():
+            # Where the branch is not taken: no pole, if all of it is known (an `or` with an unknown
+            # side knows only part of where it holds); the pole, if part of it is known to hold one.
+            within, surely = said.at_most(not branch.polarity), said.at_least(not branch.polarity)
+            if within is not None and within.intersect(domain).is_empty():
                 return GuardVerdict.NO_LEAK, None
-            return GuardVerdict.LEAK, None
+            if surely is not None and not surely.intersect(domain).is_empty():
+                return GuardVerdict.LEAK, None
+            return GuardVerdict.UNKNOWN, None
         return GuardVerdict.UNKNOWN, None
 
 

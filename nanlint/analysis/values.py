@@ -122,13 +122,8 @@ class Env(Protocol):
         """Whether the name is used as an array index (`a[k]`) in its function: an integer, then."""
         ...
 
-    def selected(self, cond: cst.BaseExpression, var: str) -> Optional[IntervalSet]:
-        """Values of the expression `var` for which `cond` is true, where certain (conditions.py)."""
-        ...
-
-    def compares(self, cond: cst.BaseExpression) -> bool:
-        """Whether `cond` is one comparison, in place or held by a local (conditions.py): where it
-        holds, what `selected` gives is all of where it holds, not a part."""
+    def values_where(self, cond: cst.BaseExpression, var: str, holds: bool) -> Optional[IntervalSet]:
+        """Values the expression `var` can take where `cond` is `holds`, when certain (conditions.py)."""
         ...
 
     def decided(self, cond: cst.BaseExpression) -> Optional[bool]:
@@ -690,15 +685,11 @@ def _sum_range(terms: Interval) -> Interval:
 
 
 def _refined(reach: Interval, cond: cst.BaseExpression, branch: cst.BaseExpression, polarity: bool, env: Env) -> Interval:
-    """A branch's values where the condition selects it. What `selected` gives may be part of where
-    the condition holds (an `or` with an unknown side): its complement then still holds all of where
-    it does not, but the values where it holds are certain only for a plain comparison."""
-    if polarity and not env.compares(cond):
+    """A branch's values where the condition is `polarity`, where it says so for certain."""
+    where = env.values_where(cond, env.code(branch), polarity)
+    if where is None:
         return reach
-    selected = env.selected(cond, env.code(branch))
-    if selected is None:
-        return reach
-    region = IntervalSet.of(reach).intersect(selected if polarity else selected.complement())
+    region = IntervalSet.of(reach).intersect(where)
     if region.is_empty():
         return reach  # the branch is never taken; keep what is known of it
     lo, hi = region.parts[0], region.parts[-1]
