@@ -482,6 +482,26 @@ def test_a_local_bound_by_unpacking_is_followed_as_the_detector_follows_it() -> 
     assert assert_same(source.replace("a, b = x / d, 2 * x", "a, b = divmod(x, d)")) == []
 
 
+def test_a_local_reached_first_by_a_longer_way_is_followed_again_from_a_shorter_one() -> None:
+    # `frac` is read through `h` (three locals from the select) before the else arm reads it
+    # through `y` (two): the screen must go on from the shorter way, as the detector does.
+    source = src("""
+        import jax.numpy as jnp
+
+        def f(time, d, y0, y1, n, mode):
+            idx = time / d
+            frac = idx - jnp.floor(idx)
+            valid = (idx >= 0) & (idx < n)
+            if mode:
+                h = frac < 0.5
+                y = jnp.where(h, y0, y1)
+            else:
+                y = (1.0 - frac) * y0 + frac * y1
+            return jnp.where(valid, y, 0.0)
+    """)
+    assert [f[0] for f in assert_same(source)] == ["NAN002"]
+
+
 def test_only_a_jax_while_loop_body_is_skipped() -> None:
     # JAX cannot differentiate `lax.while_loop` in reverse mode; TensorFlow differentiates
     # `tf.while_loop` (each iteration is kept for the gradient), so a leak in its body is real.
@@ -578,7 +598,8 @@ def test_calls_resolve_through_the_imports_as_in_the_detector() -> None:
             return np.where(x > 0, np.log(x), 0.0)
     """)
     assert kind(numpy_only) == NOTHING
-    # A name an import binds can be rebound: then `np.where` is a tensor method, as the detector reads it.
+    # A name an import binds can be rebound: then `np.where(c, y)` is a tensor method, as the detector
+    # reads it (its receiver is the value where `c` holds, `y` the other) ...
     rebound = src("""
         import torch
         try:
@@ -587,9 +608,11 @@ def test_calls_resolve_through_the_imports_as_in_the_detector() -> None:
             np = None
 
         def f(x):
-            return np.where(x > 0, torch.log(x), 0.0)
+            return np.where(x > 0, torch.log(x))
     """)
     assert [f[0] for f in assert_same(rebound)] == ["NAN003"]
+    # ... but not with three arguments, which `Tensor.where(condition, other)` does not take.
+    assert assert_same(rebound.replace("torch.log(x))", "torch.log(x), 0.0)")) == []
 
 
 def test_called_names_are_found_by_text_across_lines_and_comments() -> None:

@@ -542,7 +542,7 @@ class Detector:
         method = self._method(call, qualified, env)
         if method is not None:
             hit = self.catalog.method_select(method, self.imported_frameworks)
-            if hit is not None:
+            if hit is not None and len(positional(call)) <= hit[0].method_arity:
                 return hit[0], hit[1], True
         return None
 
@@ -600,12 +600,7 @@ class Detector:
         return search
 
     def _is_select_or_barrier(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
-        if self.catalog.select(qualified) is not None or self.catalog.is_barrier(qualified):
-            return True
-        method = self._method(call, qualified, env)
-        if method is not None:
-            return method in BARRIER_METHODS or self.catalog.method_select(method, self.imported_frameworks) is not None
-        return False
+        return self._resolve_select(call, env) is not None or self._is_barrier_call(call, qualified, env)
 
     def _is_barrier_call(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
         return self.catalog.is_barrier(qualified) or self._method(call, qualified, env) in BARRIER_METHODS

@@ -698,6 +698,9 @@ class SelectFunction:
     branches: tuple[Arg, ...] = ()
     method_branches: tuple[Arg, ...] = ()
     method_cond: Optional[Arg] = None
+    # The most positional arguments the tensor method takes: `x.where(c, y)` two, so
+    # `torch.where(c, a, b)` with `torch` unresolved (a star import) is not it.
+    method_arity: int = 0
     # tf.compat.v1.where does not broadcast: a fix must build its safe value with ones_like.
     equal_shapes: bool = False
     # lax.select does not broadcast either.
@@ -724,6 +727,7 @@ SELECTS: tuple[SelectFunction, ...] = (
         branches=(_TRUE, _FALSE),
         method_cond=Arg(0, ("condition",)),
         method_branches=(RECEIVER, Arg(1, ("other", "y"))),
+        method_arity=2,
     ),
     SelectFunction(kind="where", names={"tensorflow": ("tensorflow.compat.v1.where",)}, cond=_COND, branches=(_TRUE, _FALSE), equal_shapes=True),
     SelectFunction(kind="where", names=_names(jax="lax.select"), cond=_COND, branches=(_TRUE, _FALSE), no_broadcast=True),
@@ -747,6 +751,7 @@ SELECTS: tuple[SelectFunction, ...] = (
         methods=_methods(torch="maximum minimum fmax fmin"),
         branches=(Arg(0, ("x1", "x", "input", "a")), Arg(1, ("x2", "y", "other", "b"))),
         method_branches=(RECEIVER, Arg(0, ("other",))),
+        method_arity=1,
     ),
     SelectFunction(
         kind="clamp",
@@ -761,6 +766,7 @@ SELECTS: tuple[SelectFunction, ...] = (
         methods=_methods(torch="clamp clip clamp_min clamp_max clamp_ clip_"),
         branches=(Arg(0, ("x", "a", "arr", "t", "input")),),
         method_branches=(RECEIVER,),
+        method_arity=2,  # x.clamp(min, max)
     ),
     SelectFunction(kind="clamp", names=_names(jax="lax.clamp"), branches=(Arg(1, ("x", "operand")),)),
 )

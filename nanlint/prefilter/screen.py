@@ -157,13 +157,15 @@ class Screen:
         takes only the latest assignment, and as deep as MAX_INDIRECTION)."""
         scan = scan or self._scan
         frontier = [(name, at, 1) for name in read]
-        seen: set[tuple[str, Position]] = set()
+        # The least depth each binding was reached at: one reached first by a longer way must be
+        # looked at again from a shorter one, which may go further.
+        seen: dict[tuple[str, Position], int] = {}
         while frontier:
             name, use, depth = frontier.pop()
             for bound_at, value in assigned.get(name, ()):
-                if bound_at >= use or (name, bound_at) in seen:
+                if bound_at >= use or seen.get((name, bound_at), MAX_INDIRECTION + 1) <= depth:
                     continue
-                seen.add((name, bound_at))
+                seen[(name, bound_at)] = depth
                 direct, names = scan(value)
                 if direct:
                     return True
