@@ -373,13 +373,16 @@ class Detector:
         return {name.value for name in _loads(node, self._metadata_reads(node, env))}
 
     def _metadata_reads(self, node: cst.CSTNode, env: "_Env") -> set[int]:
-        """The parts of `node` read only for their shape or type (`x` in `x.dtype`, `tf.shape(x)`)."""
+        """The parts of `node` read only for their shape or type (`x` in `x.dtype`, `tf.shape(x)`),
+        or to configure a call (`device=self.device`, `axis=k`): no data flows from them."""
         metadata: set[int] = set()
         for part in walk(node):
             if isinstance(part, cst.Attribute) and part.attr.value in METADATA_ATTRS:
                 metadata.add(id(part.value))
-            elif isinstance(part, cst.Call) and (shape := self._shape_argument(part, env)) is not None:
-                metadata.add(id(shape))
+            elif isinstance(part, cst.Call):
+                if (shape := self._shape_argument(part, env)) is not None:
+                    metadata.add(id(shape))
+                metadata.update(id(arg.value) for arg in part.args if arg.keyword is not None and arg.keyword.value in CONFIGURATION_KEYWORDS)
         return metadata
 
     def _selectors(self, node: cst.CSTNode, env: "_Env") -> set[int]:
@@ -627,7 +630,7 @@ class Detector:
         # masks (`where(v == 0, 1.0, v)`); a mask on other data (`where((x == 0) & (z == 0), 0.0,
         # y)`) keeps nothing off where its condition does not hold.
         data = set().union(*(self._names_through(b.expr, env, 2, values=True) for b in carrying))
-        return any(b.cond is not None and self._names_through(b.cond, env, 2) & data for b in branches)
+        return any(b.cond is not None and self._names_through(*_condition_root(b.cond, env), 2) & data for b in branches)
 
     def _names_through(self, node: cst.CSTNode, env: _Env, depth: int, values: bool = False) -> set[str]:
         """The names `node` reads and, up to `depth` levels, the ones its locals were computed from
@@ -858,7 +861,7 @@ class Detector:
             return True
         if self._result_bounded_where_unselected(branch, use, env):
             return True
-        if not self._variables(branch.cond, env, 4) & self._variables(use.arg, arg_env, 4):
+        if not self._variables(*_condition_root(branch.cond, env), 4) & self._variables(use.arg, arg_env, 4):
             return False  # the condition names nothing the argument is made of
         reach = IntervalSet.of(value_range(use.arg, unselected))
         if not reach.intersect(use.leak_domain).is_empty():
@@ -874,7 +877,7 @@ class Detector:
             return False
         arg_env = _where_computed(use, env)
         unselected = arg_env.assuming(branch.cond, not branch.polarity)
-        condition_names = self._variables(branch.cond, env, 4)
+        condition_names = self._variables(*_condition_root(branch.cond, env), 4)
         related = unrelated = 0
         for factor, here in _factors_through_locals(use.arg, unselected):
             if not self._variables(factor, here, 4) & condition_names:
@@ -1004,7 +1007,7 @@ class Detector:
         if branch.cond is None:
             return True
         arg_env = _where_computed(use, env)
-        cond_vars = self._variables(branch.cond, env, 4)
+        cond_vars = self._variables(*_condition_root(branch.cond, env), 4)
         shared = cond_vars & self._variables(use.arg, arg_env, 4)
         if not shared:
             return self._random_draw(branch.cond, env)
@@ -1352,6 +1355,31 @@ def _strip(node: cst.BaseExpression, env: "_Env") -> tuple[cst.BaseExpression, b
             node = node.value
         else:
             return node, negated
+
+
+def _condition_root(cond: cst.BaseExpression, env: "_Env") -> tuple[cst.BaseExpression, "_Env"]:
+    """A condition as written where its locals name it (`small = t < eps`, then `c = small`), without
+    negations and reshapes (`_strip`): what it is made of is read from there, whether it is written
+    in place or held by locals."""
+    cond, _ = _strip(cond, env)
+    for _ in range(MAX_INDIRECTION):
+        binding = env.binding(cond) if isinstance(cond, cst.Name) else None
+        if binding is None or binding.value is None or binding.imported is not None:
+            break
+        value, _ = _strip(binding.value, env.at(binding.place))
+        if not _names_a_truth(value):
+            break
+        cond, env = value, env.at(binding.place)
+    return cond, env
+
+
+def _names_a_truth(node: cst.BaseExpression) -> bool:
+    """A comparison, or a negation, `&`, `|` or alias of truth values: what a condition local holds."""
+    if isinstance(node, (cst.Comparison, cst.Name)):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.BitInvert, cst.Not)):
+        return True
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr))
 
 
 def _reshaped(call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:

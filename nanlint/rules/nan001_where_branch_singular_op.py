@@ -296,6 +296,32 @@ class WhereBranchSingularOp(Rule):
             line=4,
             fixed="import torch\ndef t(a, v):\n    safe = torch.where(v != 0, v, 0.0)\n    return torch.where(v != 0, a / torch.where(v != 0, safe, 1.0), 0.0)\n",
         ),
+        # A keyword that configures a call (`device=dev`) is no data (point 96): `mask` tests `ref`,
+        # not `expw`, so `norm` is 0 where every weight underflows, and `expw / norm` leaks there.
+        Invalid(
+            "import torch\ndef weights(cn, ref, dev):\n    mask = ref.to(device=dev) > 0\n"
+            "    expw = torch.where(mask, torch.exp(-cn * cn), torch.zeros(1, device=dev))\n"
+            "    norm = torch.where(mask, expw.sum(-1, keepdim=True), torch.ones(1, device=dev))\n"
+            "    return torch.where(norm > 1e-30, expw / norm, 0.0)\n",
+            line=6,
+            fixed=(
+                "import torch\ndef weights(cn, ref, dev):\n    mask = ref.to(device=dev) > 0\n"
+                "    expw = torch.where(mask, torch.exp(-cn * cn), torch.zeros(1, device=dev))\n"
+                "    norm = torch.where(mask, expw.sum(-1, keepdim=True), torch.ones(1, device=dev))\n"
+                "    return torch.where(norm > 1e-30, expw / torch.where(norm > 1e-30, norm, 1.0), 0.0)\n"
+            ),
+        ),
+        # What a condition is made of is read from its expression, held by a local or not (point
+        # 97): `d > 0` relates to `c` four locals deep, and so does `m` after `m = d > 0`.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x, y):\n    a = x * 2\n    b = a + 1\n    c = b * 3\n    d = c - 1\n"
+            "    return jnp.where(d > 0, y / c, 0.0)\n",
+            line=7,
+            fixed=(
+                "import jax.numpy as jnp\ndef f(x, y):\n    a = x * 2\n    b = a + 1\n    c = b * 3\n    d = c - 1\n"
+                "    return jnp.where(d > 0, y / jnp.where(d > 0, c, 1.0), 0.0)\n"
+            ),
+        ),
         # The values of `top_k` carry a cotangent back (point 90), its indices none.
         Invalid("import tensorflow as tf\ndef f(x, n, k):\n    s = tf.where(n > 0, x / n, 0.0)\n    v, _ = tf.math.top_k(s, k)\n    return v\n", line=3),
         # A local assigned a call of itself resolves to nothing, and the file is still read.
