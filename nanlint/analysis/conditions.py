@@ -15,7 +15,7 @@ from nanlint.analysis.syntax import arguments
 from nanlint.analysis.tree import walk
 from nanlint.analysis.values import Env, assigned, constant_value, is_builtin
 from nanlint.catalog.intervals import Interval, IntervalSet
-from nanlint.catalog.tables import ABSOLUTE_VALUES
+from nanlint.catalog.tables import ABSOLUTE_VALUES, NAN_TEST_LEAVES
 
 Selector = Callable[[float], IntervalSet]
 # How many locals a condition is followed through (`ok = small & finite`, `small = x < eps`).
@@ -284,6 +284,9 @@ def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[Region]:
     if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
         values = _compare(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
         return Region(values, True, True) if values is not None else None
+    if leaf in NAN_TEST_LEAVES and len(args) == 1 and env.code(args[0]) == var:
+        # `isnan(v)` holds at no finite value of `v`, `isfinite(v)` at every one.
+        return Region(IntervalSet.everything() if NAN_TEST_LEAVES[leaf] else IntervalSet(), True, True)
     parts = [region_of(a, var, env, hops) for a in args]
     if leaf == "logical_and" and len(parts) == 2:
         return _both(*parts)

@@ -923,6 +923,15 @@ NAN_TESTS: tuple[NanTest, ...] = (
     ),
 )
 
+# A NaN test by its last name (`is_nan`, `isfinite`, `x.isinf()`): whether it holds where the value
+# is finite. Of the finite values, a test of non-finiteness holds at none, `isfinite` at all.
+NAN_TEST_LEAVES: dict[str, bool] = {
+    name.rsplit(".", 1)[-1]: test.true_where_finite
+    for test in NAN_TESTS
+    for names in (*test.names.values(), *test.methods.values(), test.removed_in_tf2)
+    for name in names
+}
+
 
 @dataclass(frozen=True)
 class NanReplacement:

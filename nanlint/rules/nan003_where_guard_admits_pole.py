@@ -53,4 +53,6 @@ class WhereGuardAdmitsPole(Rule):
         Invalid("import jax.numpy as jnp\njnp.where(x >= 0, jnp.sqrt(x), 0.0)\n", line=2),
         Invalid("import torch\ntorch.where(x < 0, 0.0, torch.log(x))\n", line=2),
         Invalid("import jax.numpy as jnp\njnp.where(x >= 1, jnp.arccosh(x), 0.0)\n", line=2),
+        # A NaN test holds at no finite value (point 100): the log is taken at every z >= 0, 0 included.
+        Invalid("import jax.numpy as jnp\njnp.where(jnp.isnan(z) | jnp.isinf(z) | (z < 0), 0.0, jnp.log(z))\n", line=2),
     )

@@ -55,6 +55,8 @@ class WhereBranchOverflow(Rule):
         # A condition held by a local bounds the argument as one written in place does (point 93):
         # where `m` holds, `x < 1` and `2 * x - 2` is negative.
         Valid("import jax.numpy as jnp\ndef bounded(x):\n    m = x < 1.0\n    return jnp.where(m, x, jnp.exp(2 * x - 2))\n"),
+        # Where `isnan(d)` holds, `d` is NaN: no finite value reaches the exp (point 100).
+        Valid("import jax.numpy as jnp\ndef f(d):\n    return jnp.where(jnp.isnan(d), 0.0, jnp.exp(d))\n"),
         # exp of something never positive cannot overflow.
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.exp(-jnp.abs(x) * jnp.log(2.0)), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(m, jnp.exp(x - jnp.max(x, axis=-1, keepdims=True)), 0.0)\n"),
