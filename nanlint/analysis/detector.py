@@ -978,8 +978,10 @@ class Detector:
 
     def _masked_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The masks' own values put the op at its pole where the select does not take the branch
-        (`log(-expm1(where(c, x, 0.0)))` under a select on `c`): they guard nothing. (A mask that is
-        the op's own argument, `log(where(c, x, 0.0))`, is `_keeps_off_pole`'s.) Against a
+        (`log(m / maximum(sum(m), 1.0))` after `m = where(c, x, 0.0)`, under a select on `c`): they
+        are no guard. The sum sends the NaN cotangent to every element; an elementwise chain
+        (`log(-expm1(where(c, x, 0.0)))`) would not, but which ops mix elements is not known here.
+        (A mask that is the op's own argument is `_keeps_off_pole`'s.) Against a
         non-finite factor, which leaks at every value, a mask guards only where it takes a side no
         gradient flows through (`where(c, 1.0, s)` under `c`), not where it takes the data."""
         if branch.polarity is None:
@@ -1322,8 +1324,8 @@ def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[str]:
 def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[str, bool]:
     """What a condition selects, as text, up to negation and broadcasting (`bad`, `~bad`,
     `bad[..., None, None]`, `bad.unsqueeze(-1)`), and, for a local, as the expression it was
-    assigned (`small` for `small = t < eps`), through locals that name each other; each key with whether `node` negates it (`big` in
-    `small` after `small = ~big`)."""
+    assigned (`small` for `small = t < eps`), through locals that name each other; each key with
+    whether `node` negates it (`big` in `small` after `small = ~big`)."""
     inner, negated = _strip(node, env)
     keys = {bare_code(inner, env.detector.code): negated}
     here = env
