@@ -187,3 +187,12 @@ def test_a_negated_condition_with_its_branches_swapped_changes_no_verdict(rule, 
     expected = leaks(rule.example_source(case))
     for variant in _swapped_variants(rule.example_source(case)):
         assert leaks(variant) == expected, variant
+
+
+def test_a_mask_whose_safe_value_is_the_pole_is_named_in_the_finding() -> None:
+    """Point 92: the finding says which mask keeps the divisor at its pole, and why it guards nothing."""
+    source = "import torch\ndef t(a, v):\n    safe = torch.where(v != 0, v, 0.0)\n    return torch.where(v != 0, a / safe, 0.0)\n"
+    (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
+    assert [(r.location.row, r.message) for r in finding.related] == [
+        (3, "`torch.where(v != 0, v, 0.0)` puts the op at its pole where it takes its safe value: it keeps the cotangent from the value it masks there, not from the op's other inputs")
+    ]

@@ -339,6 +339,7 @@ class Detector:
                         site.confidence = Confidence.MEDIUM
                     site.nested_in, site.scope = holder, scope
                     site.upstream = self._upstream(site, env)
+                    site.pole_mask = self._pole_mask(site.use.arg, _where_computed(site.use, env), site.use.leak_domain)
                     found.append(site)
         found = _explained_once(found)
         if SiteKind.CLAMP_AT_POLE in kinds:
@@ -631,6 +632,20 @@ class Detector:
         # y)`) keeps nothing off where its condition does not hold.
         data = set().union(*(self._names_through(b.expr, env, 2, values=True) for b in carrying))
         return any(b.cond is not None and self._names_through(*_condition_root(b.cond, env), 2) & data for b in branches)
+
+    def _pole_mask(self, arg: cst.BaseExpression, env: _Env, domain: IntervalSet, depth: int = 0) -> Optional[cst.Call]:
+        """The where the op's argument is, through locals and indexing, when its safe value lies in
+        the op's pole `domain` (`safe = where(v != 0, v, 0.0)` as a divisor), for the message."""
+        if isinstance(arg, cst.Subscript) and depth <= MAX_INDIRECTION:
+            return self._pole_mask(arg.value, env, domain, depth + 1)
+        if isinstance(arg, cst.Name) and depth <= MAX_INDIRECTION and (value := assigned(arg, env)) is not None:
+            return self._pole_mask(value[0], value[1], domain, depth + 1)
+        resolved = self._resolve_select(arg, env) if isinstance(arg, cst.Call) else None
+        if resolved is None or resolved[0].kind != "where":
+            return None
+        sides = self._branches(arg, resolved[0], resolved[2])
+        safe = [b for b in sides if not carries_gradient(b.expr, env)]
+        return arg if safe and len(safe) < len(sides) and any(_at_pole(b.expr, env, domain) for b in safe) else None
 
     def _names_through(self, node: cst.CSTNode, env: _Env, depth: int, values: bool = False) -> set[str]:
         """The names `node` reads and, up to `depth` levels, the ones its locals were computed from

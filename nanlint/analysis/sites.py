@@ -74,6 +74,9 @@ class LeakSite:
     # The op that computes the masked local, singular at the same points (`g = norm(u)` masked in
     # `u / g` under `g < c`): a double where on this select leaves that op's derivative NaN.
     upstream: Optional[OpUse] = None
+    # The mask the op's argument is, whose safe value is the op's pole (`where(v != 0, v, 0.0)` as a
+    # divisor): it guards the masked value, not the op's other inputs.
+    pole_mask: Optional[cst.Call] = None
     confidence: Confidence = Confidence.MEDIUM
     # The select nested in the branch that holds the op (`where(a, 0, where(b, f(x), g))`), when
     # the enclosing select's condition `a` explains the pole; None for the select's own op.

@@ -43,6 +43,14 @@ def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnosti
     if site.nested_in is not None and site.branch.cond is not None:
         row = detector.locations(site.select)[0].row
         related.append(Related(f"the `{site.select_display}` on line {row} encloses the select that holds it; where `{facts['cond']}` leaves its {facts['branch']} branch unselected, the op is at its pole", *detector.locations(site.branch.cond)))
+    if site.pole_mask is not None:
+        mask = _snippet(detector.code(site.pole_mask))
+        related.append(
+            Related(
+                f"`{mask}` puts the op at its pole where it takes its safe value: it keeps the cotangent from the value it masks there, not from the op's other inputs",
+                *detector.locations(site.pole_mask),
+            )
+        )
     if site.admitted is not None and site.branch.cond is not None:
         related.append(Related(f"the condition selects the pole at {facts['admitted']}", *detector.locations(site.branch.cond)))
     select = detector.locations(site.select)[0]
