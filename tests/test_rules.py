@@ -100,6 +100,10 @@ class _HoistCondition(cst.CSTTransformer):
     def __init__(self, which: int) -> None:
         self.which, self.seen, self.cond, self.placed = which, 0, None, False
 
+    @property
+    def done(self) -> bool:
+        return self.cond is not None
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         func = updated.func
         name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
@@ -118,24 +122,26 @@ class _HoistCondition(cst.CSTTransformer):
         return cst.FlattenSentinel([assign, updated])
 
 
-def _hoisted_variants(source: str):
+def _variants(source: str, rewrite):
+    """The source with its first, second, ... select rewritten by `rewrite(which)`, a transformer
+    whose `done` says it found that select; none for NAN900's examples, which do not parse."""
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:
-        return  # NAN900's examples
+        return
     for which in range(4):
-        hoist = _HoistCondition(which)
-        module = cst.parse_module(source).visit(hoist)
-        if hoist.cond is None:
+        transformer = rewrite(which)
+        rewritten = module.visit(transformer)
+        if not transformer.done:
             return
-        yield module.code
+        yield rewritten.code
 
 
 @pytest.mark.parametrize(("rule", "case"), CASES_VALID + CASES_INVALID, ids=lambda x: getattr(x, "CODE", ""))
 def test_a_condition_held_by_a_local_changes_no_verdict(rule, case) -> None:
     """`m = x < 1.0; where(m, ...)` selects what `where(x < 1.0, ...)` does (points 19, 93, 94)."""
     flagged = rule.CODE in [c for _, c in codes_by_line(rule.example_source(case))]
-    for variant in _hoisted_variants(rule.example_source(case)):
+    for variant in _variants(rule.example_source(case), _HoistCondition):
         assert (rule.CODE in [c for _, c in codes_by_line(variant)]) == flagged, variant
 
 
@@ -160,19 +166,6 @@ class _NegateAndSwap(cst.CSTTransformer):
         return updated.with_changes(args=[cond.with_changes(value=negated), second.with_changes(comma=first.comma), first.with_changes(comma=second.comma)])
 
 
-def _swapped_variants(source: str):
-    try:
-        cst.parse_module(source)
-    except cst.ParserSyntaxError:
-        return
-    for which in range(4):
-        swap = _NegateAndSwap(which)
-        module = cst.parse_module(source).visit(swap)
-        if not swap.done:
-            return
-        yield module.code
-
-
 LEAK_RULES = ("NAN001", "NAN002", "NAN003", "NAN004")
 
 
@@ -185,7 +178,7 @@ def test_a_negated_condition_with_its_branches_swapped_changes_no_verdict(rule, 
         return any(code in LEAK_RULES for _, code in codes_by_line(source))
 
     expected = leaks(rule.example_source(case))
-    for variant in _swapped_variants(rule.example_source(case)):
+    for variant in _variants(rule.example_source(case), _NegateAndSwap):
         assert leaks(variant) == expected, variant
 
 

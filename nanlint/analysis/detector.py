@@ -10,7 +10,7 @@ a fix or a verification needs.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple, Optional
+from typing import Iterator, NamedTuple, Optional
 
 import libcst as cst
 
@@ -383,7 +383,7 @@ class Detector:
             elif isinstance(part, cst.Call):
                 if (shape := self._shape_argument(part, env)) is not None:
                     metadata.add(id(shape))
-                metadata.update(id(arg.value) for arg in part.args if arg.keyword is not None and arg.keyword.value in CONFIGURATION_KEYWORDS)
+                metadata.update(id(arg.value) for arg in part.args if _configures(arg))
         return metadata
 
     def _selectors(self, node: cst.CSTNode, env: "_Env") -> set[int]:
@@ -622,7 +622,7 @@ class Detector:
         carrying = [b for b in branches if carries_gradient(b.expr, env)]
         if len(carrying) == len(branches):
             return False  # no safe value
-        if any(_at_pole(b.expr, env, domain) for b in branches if b not in carrying):
+        if _safe_value_at_pole(branches, env, domain):
             # The safe value is the op's pole (`x / where(v != 0, v, 0.0)`): where the mask takes
             # it, the where sends the op's infinite cotangent to that value, not to `v`, but the
             # op's other inputs get 0 * inf (d/dx x/y = 1/y).
@@ -644,8 +644,8 @@ class Detector:
         if resolved is None or resolved[0].kind != "where":
             return None
         sides = self._branches(arg, resolved[0], resolved[2])
-        safe = [b for b in sides if not carries_gradient(b.expr, env)]
-        return arg if safe and len(safe) < len(sides) and any(_at_pole(b.expr, env, domain) for b in safe) else None
+        masks = any(carries_gradient(b.expr, env) for b in sides)  # data on a side, a safe value on another
+        return arg if masks and _safe_value_at_pole(sides, env, domain) else None
 
     def _names_through(self, node: cst.CSTNode, env: _Env, depth: int, values: bool = False) -> set[str]:
         """The names `node` reads and, up to `depth` levels, the ones its locals were computed from
@@ -1300,6 +1300,11 @@ def _at_pole(node: cst.BaseExpression, env: "_Env", domain: IntervalSet) -> bool
     return not reach.is_empty() and reach.intersect(domain) == reach
 
 
+def _safe_value_at_pole(branches: list[Branch], env: "_Env", domain: IntervalSet) -> bool:
+    """A where's safe value (a branch no gradient flows through) lies in the op's pole `domain`."""
+    return any(_at_pole(b.expr, env, domain) for b in branches if not carries_gradient(b.expr, env))
+
+
 def _holds_a_pole(admitted: IntervalSet, domain: IntervalSet) -> bool:
     """The guard selects the pole itself (an edge of the leak domain), not only where the op is NaN."""
     edges = {v for p in domain.parts for v in (p.lo, p.hi) if is_finite_number(v)}
@@ -1341,18 +1346,26 @@ def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[str, bool]:
     `bad[..., None, None]`, `bad.unsqueeze(-1)`), and, for a local, as the expression it was
     assigned (`small` for `small = t < eps`), through locals that name each other; each key with
     whether `node` negates it (`big` in `small` after `small = ~big`)."""
-    inner, negated = _strip(node, env)
-    keys = {bare_code(inner, env.detector.code): negated}
-    here = env
-    for _ in range(MAX_INDIRECTION):  # and through a local that names another (`c = small`)
-        binding = here.binding(inner) if isinstance(inner, cst.Name) else None
-        if binding is None or binding.value is None or binding.imported is not None:
-            break
-        here = here.at(binding.place)
-        inner, inverted = _strip(binding.value, here)
-        negated = negated != inverted
+    keys: dict[str, bool] = {}
+    for inner, _, negated in _condition_chain(node, env):
         keys.setdefault(bare_code(inner, env.detector.code), negated)
     return keys
+
+
+def _condition_chain(node: cst.BaseExpression, env: "_Env") -> Iterator[tuple[cst.BaseExpression, "_Env", bool]]:
+    """A condition without its negations and reshapes (`_strip`), then what the local it names was
+    assigned, and so on through locals that name each other (`c = small`, `small = t < eps`): each
+    with the place it is read at and whether `node` negates it."""
+    inner, negated = _strip(node, env)
+    yield inner, env, negated
+    for _ in range(MAX_INDIRECTION):
+        binding = env.binding(inner) if isinstance(inner, cst.Name) else None
+        if binding is None or binding.value is None or binding.imported is not None:
+            return
+        env = env.at(binding.place)
+        inner, inverted = _strip(binding.value, env)
+        negated = negated != inverted
+        yield inner, env, negated
 
 
 def _strip(node: cst.BaseExpression, env: "_Env") -> tuple[cst.BaseExpression, bool]:
@@ -1378,16 +1391,13 @@ def _condition_root(cond: cst.BaseExpression, env: "_Env") -> tuple[cst.BaseExpr
     """A condition as written where its locals name it (`small = t < eps`, then `c = small`), without
     negations and reshapes (`_strip`): what it is made of is read from there, whether it is written
     in place or held by locals."""
-    cond, _ = _strip(cond, env)
-    for _ in range(MAX_INDIRECTION):
-        binding = env.binding(cond) if isinstance(cond, cst.Name) else None
-        if binding is None or binding.value is None or binding.imported is not None:
-            break
-        value, _ = _strip(binding.value, env.at(binding.place))
+    chain = _condition_chain(cond, env)
+    root, root_env, _ = next(chain)
+    for value, here, _ in chain:
         if not _names_a_truth(value):
             break
-        cond, env = value, env.at(binding.place)
-    return cond, env
+        root, root_env = value, here
+    return root, root_env
 
 
 def _names_a_truth(node: cst.BaseExpression) -> bool:
@@ -1419,10 +1429,15 @@ def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
         return [node.expression]
     if isinstance(node, cst.Call):
         receiver = [node.func.value] if isinstance(node.func, cst.Attribute) else []
-        return receiver + [arg.value for arg in node.args if arg.keyword is None or arg.keyword.value not in CONFIGURATION_KEYWORDS]
+        return receiver + [arg.value for arg in node.args if not _configures(arg)]
     if isinstance(node, (cst.Subscript, cst.Attribute)):
         return [node.value]
     return []
+
+
+def _configures(arg: cst.Arg) -> bool:
+    """A keyword that configures the call (`axis=`, `dtype=`, `device=`): no data flows from it."""
+    return arg.keyword is not None and arg.keyword.value in CONFIGURATION_KEYWORDS
 
 
 def _loads(node: cst.CSTNode, skipped: frozenset[int] | set[int] = frozenset()) -> list[cst.Name]:
