@@ -14,6 +14,7 @@ from typing import Iterator, NamedTuple, Optional
 
 import libcst as cst
 
+from nanlint.analysis.checks import checks_before, may_check
 from nanlint.analysis.conditions import affine_base, holds_at_nan, region_of, selected_values, values_where
 from nanlint.analysis.inline import inlined
 from nanlint.analysis.masking import mask_sites, masked_value
@@ -148,6 +149,9 @@ class _Env:
     def values_where(self, cond: cst.BaseExpression, var: str, holds: bool) -> Optional[IntervalSet]:
         return values_where(cond, var, self, holds)
 
+    def checked(self, node: cst.CSTNode) -> tuple:
+        return self.detector.checked(node, self.scope, self.place)
+
 
 class Detector:
     def __init__(
@@ -183,6 +187,7 @@ class Detector:
         self._index_names: dict[int, frozenset[str]] = {}
         self._excluded: dict[int, bool] = {}
         self._names_read: dict[int, dict[str, list[cst.Name]]] = {}
+        self._may_check: dict[int, bool] = {}
         self.index = ScopeIndex(trees, self._may_select, list(defined), aliases or {})
 
     def index_names(self, scope: Scope) -> frozenset[str]:
@@ -266,6 +271,24 @@ class Detector:
                 or not may_receive_cotangent(call, scope, self.index.parent, self._env_at, self._names_read)
             )
         return self._excluded[key]
+
+    def checked(self, node: cst.CSTNode, scope: Scope, place: Place) -> tuple:
+        """(condition, truth) pairs the function checked before `node` (checks.py), read at `place`:
+        those whose names are bound there as they were at the check."""
+        function = scope.node
+        if not isinstance(function, cst.FunctionDef) or id(node) not in self.index.parent:
+            return ()
+        if id(function) not in self._may_check:
+            self._may_check[id(function)] = may_check(function)
+        if not self._may_check[id(function)] or self.index.scope_at(node) is not scope:
+            return ()
+        found = []
+        for check in checks_before(node, self.index.parent):
+            at = self.place(check.statement)
+            names = {n.value for n in walk(check.condition) if isinstance(n, cst.Name)}
+            if all(bindings_reaching(scope, name, at) == bindings_reaching(scope, name, place) for name in names):
+                found.append((check.condition, check.truth))
+        return tuple(found)
 
     def _primal_in_jvp_rule(self, call: cst.Call, scope: Scope) -> bool:
         if not self.jvp_rules:

@@ -139,6 +139,10 @@ class Env(Protocol):
         the call's arguments (inline.py)."""
         ...
 
+    def checked(self, node: cst.CSTNode) -> tuple:
+        """(condition, truth) pairs the function made sure of before `node` is read here (checks.py)."""
+        ...
+
     # (condition, truth) pairs that hold where the question is asked: they bound what they compare.
     regions: tuple
 
@@ -470,10 +474,11 @@ def _dtype_name(node: cst.BaseExpression) -> Optional[str]:
 
 def value_range(node: cst.BaseExpression, env: Env, depth: int = 0) -> Interval:
     """A hull of the values `node` can take; (-inf, inf) when nothing is known. Where the question is
-    asked under conditions (`env.regions`: `y > 20` is true), what they say of `node` narrows it."""
+    asked under conditions (`env.regions`: `y > 20` is true), or after the function checked one
+    (`if y <= 0: raise`), what they say of `node` narrows it."""
     reach = _value_range(node, env, depth)
     if isinstance(node, _SUBJECTS):  # what conditions compare; the rest is computed from them
-        for cond, truth in env.regions:
+        for cond, truth in (*env.regions, *env.checked(node)):
             reach = _refined(reach, cond, node, truth, env)
     return reach
 

@@ -255,8 +255,27 @@ class WhereBranchSingularOp(Rule):
         ),
         # A tensor of constants nobody differentiates cannot leak ...
         Valid("import torch\ndef f():\n    q = torch.zeros(4)\n    return torch.where(q > 0, q.log(), 0.0)\n"),
+        # What the function made sure of before (point 101): after `if c <= 0: raise`, the rest runs
+        # only where `c` is positive, so `t / c` has no pole there; after `assert`, `if jnp.any(...):
+        # return` or `continue` in a loop, the same.
+        Valid("import jax.numpy as jnp\ndef ramp(t, c):\n    if c <= 0:\n        raise ValueError(c)\n    return jnp.where(t < c, t / c, 1.0)\n"),
+        Valid("import jax.numpy as jnp\ndef ramp(t, c):\n    assert c > 0\n    return jnp.where(t < c, t / c, 1.0)\n"),
+        Valid("import jax.numpy as jnp\ndef ramp(t, c):\n    if jnp.any(c <= 0):\n        return t\n    return jnp.where(t < c, t / c, 1.0)\n"),
+        Valid("import tensorflow as tf\ndef ramp(t, c):\n    if tf.reduce_any(c <= 0):\n        raise ValueError(c)\n    return tf.where(t < c, t / c, 1.0)\n"),
+        Valid("import torch\ndef ramps(ts, c):\n    for t in ts:\n        if not (c > 0):\n            continue\n        yield torch.where(t < c, t / c, 1.0)\n"),
     )
     INVALID = (
+        # ... but a check says nothing where it does not run on the way (point 101): in one arm of an
+        # `if`, of a value bound anew after it, or of one element when `all` of them are tested.
+        Invalid(
+            "import jax.numpy as jnp\ndef ramp(t, c, strict):\n    if strict:\n        if c <= 0:\n            raise ValueError(c)\n"
+            "    return jnp.where(t < c, t / c, 1.0)\n",
+            line=6,
+            fixed="import jax.numpy as jnp\ndef ramp(t, c, strict):\n    if strict:\n        if c <= 0:\n            raise ValueError(c)\n"
+            "    return jnp.where(t < c, t / jnp.where(t < c, c, 1.0), 1.0)\n",
+        ),
+        Invalid("import jax.numpy as jnp\ndef ramp(t, c, d):\n    if c <= 0:\n        raise ValueError(c)\n    c = d\n    return jnp.where(t < c, t / c, 1.0)\n", line=6),
+        Invalid("import jax.numpy as jnp\ndef ramp(t, c):\n    if jnp.all(c <= 0):\n        raise ValueError(c)\n    return jnp.where(t < c, t / c, 1.0)\n", line=5),
         # ... but one made to receive a gradient (`requires_grad_()`, `requires_grad=True`) can.
         Invalid("import torch\ndef f():\n    q = torch.zeros(4).requires_grad_()\n    return torch.where(q > 0, q.log(), 0.0)\n", line=4),
         # An array API namespace is an array module (point 67), as `jnp` is.

@@ -1,0 +1,95 @@
+"""What a function makes sure of before it goes on: `if x <= 0: raise ...`, `assert x > 0`.
+
+The statements after `if test: raise` (or `return`, or in a loop `continue` and `break`) in the same
+block run only where `test` is false; those after `assert test`, only where it is true. So a value
+read there takes only the values that condition leaves (`1 / center_freq` after `if center_freq <= 0:
+raise ValueError(...)` has no pole). `any`/`all` say so of every element: after `if jnp.any(v <= 0):
+raise`, every element of `v` is positive; after `if jnp.all(v <= 0): raise`, nothing is known of one.
+
+Only a check in a block around the value's own statement counts, in the same function: a check in
+another branch, or in a caller, does not run on the way there. The detector keeps a check only where
+what it compares is bound the same at the check and at the value (a rebinding in between voids it).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import libcst as cst
+
+from nanlint.analysis.syntax import positional
+from nanlint.analysis.tree import walk
+
+# Statements after which the rest of the block does not run.
+_EXITS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
+# Reductions of truth values: `any(c)` false says `c` is false at every element, `all(c)` true that
+# it is true at every one.
+_ANY = frozenset({"any", "reduce_any"})
+_ALL = frozenset({"all", "reduce_all"})
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
+
+
+class Check(NamedTuple):
+    """`condition` is `truth` at every element wherever the code after `statement` runs."""
+
+    condition: cst.BaseExpression
+    truth: bool
+    statement: cst.CSTNode
+
+
+def checks_before(node: cst.CSTNode, parent: dict[int, cst.CSTNode]) -> list[Check]:
+    """The checks made in the blocks around `node`, before its statement, in its own function."""
+    found: list[Check] = []
+    current, up = node, parent.get(id(node))
+    while up is not None and not isinstance(up, _SCOPES):
+        if isinstance(up, cst.IndentedBlock):
+            for statement in up.body:
+                if statement is current:
+                    break
+                check = check_of(statement)
+                if check is not None:
+                    found.append(check)
+        current, up = up, parent.get(id(up))
+    return found
+
+
+def may_check(function: cst.CSTNode) -> bool:
+    """Whether the function holds any check at all (most hold none: the detector asks once)."""
+    return any(check_of(node) is not None for node in walk(function) if isinstance(node, (cst.If, cst.SimpleStatementLine)))
+
+
+def check_of(statement: cst.CSTNode) -> Optional[Check]:
+    """What the statement makes sure of for the statements after it in its block, if anything."""
+    if isinstance(statement, cst.If) and statement.orelse is None and _exits(statement.body):
+        return _elementwise(statement.test, False, statement)
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(statement.body[0], cst.Assert):
+        return _elementwise(statement.body[0].test, True, statement)
+    return None
+
+
+def _exits(block: cst.BaseSuite) -> bool:
+    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    if not lines:
+        return False
+    last = lines[-1]
+    small = getattr(last, "body", None)
+    return isinstance(small, (list, tuple)) and bool(small) and isinstance(small[-1], _EXITS)
+
+
+def _elementwise(test: cst.BaseExpression, truth: bool, statement: cst.CSTNode) -> Optional[Check]:
+    """The check `test` is `truth` as said of every element: `not` swaps it, `any`/`all` unwrap."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, truth = test.expression, not truth
+    if isinstance(test, cst.Call):
+        func = test.func
+        leaf = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if leaf in _ANY or leaf in _ALL:
+            if (leaf in _ANY) == truth:
+                return None  # some element is (or is not): nothing said of any one
+            operands = positional(test)
+            if isinstance(func, cst.Attribute) and not operands:
+                return Check(func.value, truth, statement)  # `(v <= 0).any()`
+            if len(operands) == 1 and not isinstance(operands[0], cst.GeneratorExp):
+                return Check(operands[0], truth, statement)
+            return None
+    return Check(test, truth, statement)
