@@ -80,7 +80,7 @@ from nanlint.catalog.tables import (
 )
 from nanlint.confidence import Confidence
 from nanlint.fix.model import Location
-from nanlint.limits import BINDING_COST, MAX_INDIRECTION
+from nanlint.limits import BINDING_COST, MAX_INDIRECTION, MAX_WAY
 from nanlint.source_lines import LineIndex
 
 # Receivers that every attribute in a method shares: they relate nothing.
@@ -338,10 +338,15 @@ class Detector:
                     if undecided:
                         uncertain.add(id(branch))
                 search = self._search(branch.expr, env, scope)
-                uses_of[id(branch)] = [(None, use) for use in search.uses] + self._nested_uses(search.selects, branch, scope)
-            # The ops each branch evaluates outside any select of its own: selected, it uses them.
-            evaluated = {key: {id(use.node) for holder, use in uses if holder is None} for key, uses in uses_of.items()}
-            poles = {key: {self._pole(use) for holder, use in uses if holder is None} for key, uses in uses_of.items()}
+                # An op the branch reaches through two of its locals is reported once, through the first.
+                first = {id(use.node): use for use in reversed(search.uses)}
+                uses = [use for use in search.uses if first[id(use.node)] is use]
+                uses_of[id(branch)] = [(None, use) for use in uses] + self._nested_uses(search.selects, branch, scope)
+            # The ops each branch evaluates outside any select of its own, through as many locals as
+            # it takes (not only as many as a finding is reported through): selected, it uses them.
+            reached = {key: self._search(b.expr, env, scope, limit=MAX_WAY).uses for b in branches if (key := id(b)) in uses_of}
+            evaluated = {key: {id(use.node) for use in uses} for key, uses in reached.items()}
+            poles = {key: {self._pole(use) for use in uses} for key, uses in reached.items()}
             for branch in branches:
                 others = [b for b in branches if b is not branch]
                 for holder, use in uses_of.get(id(branch), ()):
@@ -595,19 +600,23 @@ class Detector:
             return _select_list_branches(call, sel)
         return [Branch("clamped", 0, expr, None, None) for spec in specs if (expr := argument_at(call, spec, receiver)) is not None]
 
-    def _uses(self, expr: cst.BaseExpression, env: _Env, scope: Scope, seen: Optional[set] = None, depth: int = 0) -> list[OpUse]:
+    def _uses(self, expr: cst.BaseExpression, env: _Env, scope: Scope, seen: Optional[dict] = None, depth: int = 0) -> list[OpUse]:
         return self._search(expr, env, scope, seen, depth).uses
 
-    def _search(self, expr: cst.BaseExpression, env: _Env, scope: Scope, seen: Optional[set] = None, depth: int = 0) -> "_BranchSearch":
-        """The ops `expr` evaluates (`.uses`) and the selects nested in it (`.selects`)."""
-        search = _BranchSearch(self, env, scope, set() if seen is None else seen, depth)
+    def _search(
+        self, expr: cst.BaseExpression, env: _Env, scope: Scope, seen: Optional[dict] = None, depth: int = 0, limit: int = MAX_INDIRECTION
+    ) -> "_BranchSearch":
+        """The ops `expr` evaluates (`.uses`) and the selects nested in it (`.selects`). `seen`: the
+        least depth each local was followed at, so that one reached first by a longer way, where
+        the depth limit cut it short, is followed again by a shorter one (as the prefilter does)."""
+        search = _BranchSearch(self, env, scope, {} if seen is None else seen, depth, limit)
         visit(expr, search)
         return search
 
-    def _follow_local(self, name: cst.Name, env: _Env, scope: Scope, seen: set, depth: int) -> Optional["_BranchSearch"]:
+    def _follow_local(self, name: cst.Name, env: _Env, scope: Scope, seen: dict, depth: int, limit: int) -> Optional["_BranchSearch"]:
         """`s = jnp.sqrt(x)` earlier in the same scope, then `where(c, s, 0)`: the op leaks through `s`
         (and so do the ops of the selects `s` was computed by)."""
-        if depth >= MAX_INDIRECTION:
+        if depth >= limit:
             return None
         binding = env.binding(name)
         if (
@@ -616,11 +625,11 @@ class Detector:
             or binding.imported is not None
             or not any(b is binding for b in scope.bindings.get(binding.name, ()))
             or binding.place >= env.place
-            or id(binding) in seen
+            or seen.get(id(binding), limit) <= depth
         ):
             return None
-        seen.add(id(binding))
-        search = self._search(binding.value, env.at(binding.place), scope, seen, depth + 1)
+        seen[id(binding)] = depth
+        search = self._search(binding.value, env.at(binding.place), scope, seen, depth + 1, limit)
         reached = _Nested(None, env, name, binding)
         search.uses = [reached.reached(use) for use in search.uses]
         search.selects = [reached.through(nested) for nested in search.selects]
@@ -1158,13 +1167,14 @@ class _BranchSearch(cst.CSTVisitor):
     definitions. A nested select is checked on its own, a barrier stops all gradient, and a
     lambda runs later (or never) with names of its own."""
 
-    def __init__(self, detector: Detector, env: _Env, scope: Scope, seen: set, depth: int) -> None:
+    def __init__(self, detector: Detector, env: _Env, scope: Scope, seen: dict, depth: int, limit: int) -> None:
         super().__init__()
         self.detector = detector
         self.env = env
         self.scope = scope
         self.seen = seen
         self.depth = depth
+        self.limit = limit  # how many locals deep it follows
         self.uses: list[OpUse] = []
         self.selects: list[_Nested] = []
 
@@ -1228,7 +1238,7 @@ class _BranchSearch(cst.CSTVisitor):
         return False
 
     def visit_Name(self, node: cst.Name) -> bool:
-        local = self.detector._follow_local(node, self.env, self.scope, self.seen, self.depth)
+        local = self.detector._follow_local(node, self.env, self.scope, self.seen, self.depth, self.limit)
         if local is not None:
             self.uses += local.uses
             self.selects += local.selects
