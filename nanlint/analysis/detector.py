@@ -342,19 +342,15 @@ class Detector:
                 first = {id(use.node): use for use in reversed(search.uses)}
                 uses = [use for use in search.uses if first[id(use.node)] is use]
                 uses_of[id(branch)] = [(None, use) for use in uses] + self._nested_uses(search.selects, branch, scope)
-            # The ops each branch evaluates outside any select of its own, through as many locals as
-            # it takes (not only as many as a finding is reported through): selected, it uses them.
-            reached = {key: self._search(b.expr, env, scope, limit=MAX_WAY).uses for b in branches if (key := id(b)) in uses_of}
-            evaluated = {key: {id(use.node) for use in uses} for key, uses in reached.items()}
-            poles = {key: {self._pole(use) for use in uses} for key, uses in reached.items()}
+            evaluated = _Evaluated(self, env, scope, uses_of)
             for branch in branches:
                 others = [b for b in branches if b is not branch]
                 for holder, use in uses_of.get(id(branch), ()):
                     if use.via is not None and any(use.via.value in self._value_reads(b.expr, env) for b in others):
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
-                    if others and all(id(use.node) in evaluated.get(id(b), ()) for b in others):
+                    if others and all(id(use.node) in evaluated.ops(b) for b in others):
                         continue  # so does the op itself (`where(c, u / d, d / v)` through locals): no branch hides it
-                    if holder is None and others and all(self._pole(use) in poles.get(id(b), ()) for b in others):
+                    if holder is None and others and all(self._pole(use) in evaluated.poles(b) for b in others):
                         continue  # every branch meets the same pole (`where(c, a / m, b / m)`): the selected one is singular there too
                     if holder is not None and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
                         continue  # an inner select's op: only where this condition provably explains its pole
@@ -1243,6 +1239,31 @@ class _BranchSearch(cst.CSTVisitor):
             self.uses += local.uses
             self.selects += local.selects
         return False
+
+
+class _Evaluated:
+    """The ops each searched branch of a select evaluates outside any select of its own, and their
+    poles, through as many locals as it takes (not only as many as a finding is reported through):
+    selected, the branch uses them. Searched on first ask: most selects never ask."""
+
+    def __init__(self, detector: Detector, env: _Env, scope: Scope, searched: dict) -> None:
+        self.detector, self.env, self.scope, self.searched = detector, env, scope, searched
+        self._found: dict[int, tuple[set[int], set]] = {}
+
+    def _reached(self, branch: Branch) -> tuple[set[int], set]:
+        key = id(branch)
+        if key not in self.searched:
+            return set(), set()
+        if key not in self._found:
+            uses = self.detector._search(branch.expr, self.env, self.scope, limit=MAX_WAY).uses
+            self._found[key] = {id(use.node) for use in uses}, {self.detector._pole(use) for use in uses}
+        return self._found[key]
+
+    def ops(self, branch: Branch) -> set[int]:
+        return self._reached(branch)[0]
+
+    def poles(self, branch: Branch) -> set:
+        return self._reached(branch)[1]
 
 
 class _Nested(NamedTuple):
