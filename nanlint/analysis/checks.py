@@ -18,7 +18,6 @@ from typing import NamedTuple, Optional
 import libcst as cst
 
 from nanlint.analysis.syntax import positional
-from nanlint.analysis.tree import walk
 
 # Statements after which the rest of the block does not run.
 _EXITS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
@@ -53,9 +52,33 @@ def checks_before(node: cst.CSTNode, parent: dict[int, cst.CSTNode]) -> list[Che
     return found
 
 
-def may_check(function: cst.CSTNode) -> bool:
-    """Whether the function holds any check at all (most hold none: the detector asks once)."""
-    return any(check_of(node) is not None for node in walk(function) if isinstance(node, (cst.If, cst.SimpleStatementLine)))
+def may_check(function: cst.FunctionDef) -> bool:
+    """Whether the function holds any check at all (most hold none: the detector asks once). Only
+    its statements are read, not their expressions, nor the functions and classes it defines."""
+    blocks: list[cst.BaseSuite] = [function.body]
+    while blocks:
+        block = blocks.pop()
+        if not isinstance(block, cst.IndentedBlock):
+            continue
+        for statement in block.body:
+            if check_of(statement) is not None:
+                return True
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            blocks += _suites(statement)
+    return False
+
+
+def _suites(statement: cst.CSTNode) -> list[cst.BaseSuite]:
+    """The blocks a compound statement holds (`if`/`elif`/`else`, loops, `with`, `try`)."""
+    found = []
+    for part in (statement, getattr(statement, "orelse", None), getattr(statement, "finalbody", None), *getattr(statement, "handlers", ())):
+        while part is not None:
+            body = getattr(part, "body", None)
+            if isinstance(body, cst.BaseSuite):
+                found.append(body)
+            part = part.orelse if isinstance(part, cst.If) and part is not statement else None
+    return found
 
 
 def check_of(statement: cst.CSTNode) -> Optional[Check]:
