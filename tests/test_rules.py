@@ -197,9 +197,11 @@ def test_swapped_branches_report_a_shared_chain_as_often() -> None:
     assert codes_by_line(source) == codes_by_line(swapped) == [(8, "NAN002")]
 
 
-def test_a_mask_whose_safe_value_is_the_pole_is_named_in_the_finding() -> None:
-    """Point 92: the finding says which mask keeps the divisor at its pole, and why it guards nothing."""
-    source = "import torch\ndef t(a, v):\n    safe = torch.where(v != 0, v, 0.0)\n    return torch.where(v != 0, a / safe, 0.0)\n"
+@pytest.mark.parametrize("divisor", ["safe", "safe.to(a.dtype)", "safe[0]"])
+def test_a_mask_whose_safe_value_is_the_pole_is_named_in_the_finding(divisor) -> None:
+    """Point 92: the finding says which mask keeps the divisor at its pole, and why it guards nothing;
+    through a cast or an index too, as the guard is read."""
+    source = f"import torch\ndef t(a, v):\n    safe = torch.where(v != 0, v, 0.0)\n    return torch.where(v != 0, a / {divisor}, 0.0)\n"
     (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
     assert [(r.location.row, r.message) for r in finding.related] == [
         (3, "`torch.where(v != 0, v, 0.0)` puts the op at its pole where it takes its safe value: it keeps the cotangent from the value it masks there, not from the op's other inputs")

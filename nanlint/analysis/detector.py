@@ -662,10 +662,13 @@ class Detector:
         return any(b.cond is not None and self._names_through(*_condition_root(b.cond, env), 2) & data for b in branches)
 
     def _pole_mask(self, arg: cst.BaseExpression, env: _Env, domain: IntervalSet, depth: int = 0) -> Optional[cst.Call]:
-        """The where the op's argument is, through locals and indexing, when its safe value lies in
-        the op's pole `domain` (`safe = where(v != 0, v, 0.0)` as a divisor), for the message."""
+        """The where the op's argument is, through locals, indexing and casts (as `_guarded` reads a
+        mask), when its safe value lies in the op's pole `domain` (`safe = where(v != 0, v, 0.0)` as
+        a divisor), for the message."""
         if isinstance(arg, cst.Subscript) and depth <= MAX_INDIRECTION:
             return self._pole_mask(arg.value, env, domain, depth + 1)
+        if isinstance(arg, cst.Call) and depth <= MAX_INDIRECTION and (inner := carried_value(arg, env)) is not None:
+            return self._pole_mask(inner, env, domain, depth + 1)
         if isinstance(arg, cst.Name) and depth <= MAX_INDIRECTION and (value := assigned(arg, env)) is not None:
             return self._pole_mask(value[0], value[1], domain, depth + 1)
         resolved = self._resolve_select(arg, env) if isinstance(arg, cst.Call) else None
