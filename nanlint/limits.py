@@ -9,4 +9,6 @@ MAX_INDIRECTION = 3  # locals followed from a branch to the op that defines them
 # Assignments before a helper's `return`: the prefilter keeps such a helper, and the detector reads
 # its call as the expression it returns (prefilter/helpers.py, analysis/inline.py).
 MAX_HELPER_STEPS = 8
-MAX_WAY = 8  # locals followed back to the computation that makes a value (NAN201, the verification harness)
+# Locals followed back to the computation that makes a value (NAN201, the verification harness),
+# and to see that every branch of a select evaluates an op (detector's `_Evaluated`).
+MAX_WAY = 8
