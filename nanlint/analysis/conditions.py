@@ -96,11 +96,12 @@ def region_of(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Op
     if isinstance(cond, cst.Comparison):
         values = _comparison(cond, var, env)
         return Region(values, True, True) if values is not None else None
-    if isinstance(cond, cst.BinaryOperation):
+    if isinstance(cond, (cst.BinaryOperation, cst.BooleanOperation)):
+        # `&` and `|` of truth arrays; `and` and `or` of Python truths (a check's `assert p == 1 or p == 2`).
         left, right = region_of(cond.left, var, env, hops), region_of(cond.right, var, env, hops)
-        if isinstance(cond.operator, cst.BitAnd):
+        if isinstance(cond.operator, (cst.BitAnd, cst.And)):
             return _both(left, right)
-        if isinstance(cond.operator, cst.BitOr):
+        if isinstance(cond.operator, (cst.BitOr, cst.Or)):
             return _either(left, right)
         return None
     if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
@@ -166,6 +167,17 @@ def _compared_at_nan(left, operator: type, right, var: str, env: Env) -> Optiona
     return None
 
 
+def _membership(left, inside: bool, right, var: str, env: Env) -> Optional[IntervalSet]:
+    """`p in (1, 2)`: a Python value among listed constants (a check's `assert p in (1, 2)`)."""
+    if env.code(left) != var or not isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+        return None
+    values = [constant_value(element.value, env) for element in right.elements]
+    if not values or None in values or any(isinstance(element, cst.StarredElement) for element in right.elements):
+        return None
+    listed = IntervalSet.points(*values)
+    return listed if inside else listed.complement()
+
+
 def _all(truths: list[Optional[bool]]) -> Optional[bool]:
     if False in truths:
         return False
@@ -201,6 +213,8 @@ def _comparison(node: cst.Comparison, var: str, env: Env) -> Optional[IntervalSe
 
 
 def _compare(left, operator: type, right, var: str, env: Env) -> Optional[IntervalSet]:
+    if operator in (cst.In, cst.NotIn):
+        return _membership(left, operator is cst.In, right, var, env)
     if operator not in _COMPARE:
         return None
     constant = constant_value(right, env)

@@ -58,8 +58,14 @@ class ClampBoundAtPole(Rule):
         Valid("import jax.numpy as jnp\njnp.sqrt(jnp.maximum(x, 1e-12))\n"),
         Valid("import jax.numpy as jnp\njnp.log(jnp.clip(x, 1e-6, 1.0))\n"),
         Valid("import jax.numpy as jnp\njnp.sqrt(jnp.maximum(2.0, 0.0))\n"),
+        # A power whose exponent the function checked to be 1 or 2 (points 101 and 103): smooth at 0.
+        Valid("import jax.numpy as jnp\ndef hinge(m, p):\n    assert p in (1, 2)\n    return jnp.power(jnp.maximum(0, m), p)\n"),
+        Valid("import jax.numpy as jnp\ndef hinge(m, p):\n    assert p == 1 or p == 2, 'p should be 1 or 2'\n    return jnp.power(jnp.maximum(0, m), p)\n"),
     )
     INVALID = (
+        # ... but not one that may be below 1, or that an unknown `or` side may let through.
+        Invalid("import jax.numpy as jnp\ndef hinge(m, p):\n    if p not in (0.5, 2):\n        raise ValueError(p)\n    return jnp.power(jnp.maximum(0, m), p)\n", line=5),
+        Invalid("import jax.numpy as jnp\ndef hinge(m, p, q):\n    assert p == 1 or q\n    return jnp.power(jnp.maximum(0, m), p)\n", line=4),
         # A parameter is data whatever its name's case: `M1` is a mass, not a module constant.
         Invalid("import jax.numpy as jnp\ndef f(M1, M2):\n    return jnp.sqrt(jnp.maximum(1.0 - 4.0 * M1 * M2, 0.0))\n", line=3),
         Invalid("import jax.numpy as jnp\ny = jnp.sqrt(jnp.maximum(x, 0.0))\n", line=2),
