@@ -17,6 +17,7 @@ from typing import NamedTuple, Optional
 
 import libcst as cst
 
+from nanlint.analysis.names import leaf_name
 from nanlint.analysis.syntax import positional
 
 # Statements after which the rest of the block does not run.
@@ -105,7 +106,7 @@ def _elementwise(test: cst.BaseExpression, truth: bool, statement: cst.CSTNode) 
         test, truth = test.expression, not truth
     if isinstance(test, cst.Call):
         func = test.func
-        leaf = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        leaf = leaf_name(func)
         if leaf in _ANY or leaf in _ALL:
             if (leaf in _ANY) == truth:
                 return None  # some element is (or is not): nothing said of any one
