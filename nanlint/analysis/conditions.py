@@ -13,7 +13,7 @@ import libcst as cst
 
 from nanlint.analysis.syntax import arguments
 from nanlint.analysis.tree import walk
-from nanlint.analysis.values import Env, assigned, constant_value, is_builtin
+from nanlint.analysis.values import Env, assigned, constant_value, is_builtin, pinned_values, value_range
 from nanlint.catalog.intervals import Interval, IntervalSet
 from nanlint.catalog.tables import ABSOLUTE_VALUES, NAN_TEST_LEAVES
 
@@ -156,6 +156,100 @@ def holds_at_nan(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) ->
         if leaf == "logical_not" and len(parts) == 1 and parts[0] is not None:
             return not parts[0]
     return None
+
+
+def decided_by_ranges(cond: cst.BaseExpression, env: Env, hops: int = 0) -> Optional[bool]:
+    """Whether `cond` holds at every element (True) or at none (False), as the value ranges of what
+    it compares say here: with an op's argument pinned at its pole (`Env.pinned`), `omq2 == 0` after
+    `omq2 = 1 - q * q` is false where `q` is 0. None when the ranges do not tell."""
+    if isinstance(cond, cst.Name):
+        value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
+        return decided_by_ranges(value, env, hops + 1) if value is not None else None
+    if isinstance(cond, cst.Comparison):
+        links = zip((cond.left, *(t.comparator for t in cond.comparisons)), cond.comparisons)
+        return _all([_compared_by_ranges(left, type(t.operator), t.comparator, env) for left, t in links])
+    if isinstance(cond, (cst.BinaryOperation, cst.BooleanOperation)) and isinstance(cond.operator, _AND_OR):
+        parts = [decided_by_ranges(cond.left, env, hops), decided_by_ranges(cond.right, env, hops)]
+        return _all(parts) if isinstance(cond.operator, (cst.BitAnd, cst.And)) else _any(parts)
+    if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
+        inner = decided_by_ranges(cond.expression, env, hops)
+        return None if inner is None else not inner
+    if isinstance(cond, cst.Call) and (call := _operator_call(cond, env)) is not None:
+        leaf, args = call
+        if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
+            return _compared_by_ranges(args[0], _COMPARE_FUNCTIONS[leaf], args[1], env)
+        parts = [decided_by_ranges(a, env, hops) for a in args]
+        if leaf == "logical_and" and len(parts) == 2:
+            return _all(parts)
+        if leaf == "logical_or" and len(parts) == 2:
+            return _any(parts)
+        if leaf == "logical_not" and len(parts) == 1 and parts[0] is not None:
+            return not parts[0]
+    return None
+
+
+_AND_OR = (cst.BitAnd, cst.BitOr, cst.And, cst.Or)
+_NEGATED = {
+    cst.LessThan: cst.GreaterThanEqual,
+    cst.LessThanEqual: cst.GreaterThan,
+    cst.GreaterThan: cst.LessThanEqual,
+    cst.GreaterThanEqual: cst.LessThan,
+    cst.Equal: cst.NotEqual,
+    cst.NotEqual: cst.Equal,
+}
+
+
+def _compared_by_ranges(left, operator: type, right, env: Env) -> Optional[bool]:
+    if operator not in _NEGATED or not (_arithmetic(left, env) and _arithmetic(right, env)):
+        return None
+    a, b = _closed(value_range(left, env)), _closed(value_range(right, env))
+    if _always(a, operator, b):
+        return True
+    return False if _always(a, _NEGATED[operator], b) else None
+
+
+def _arithmetic(node: cst.BaseExpression, env: Env, hops: int = 0) -> bool:
+    """Numbers and names, and sums, differences, products and integer powers of them, through
+    locals: finite where their inputs are. Anything else (`x2 / x1`, `exp(-q)`) may be inf or NaN
+    at a pole, where ranges, which hold real numbers, would decide a comparison wrongly."""
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.Name):
+        if pinned_values(node, env) is not None:
+            return True
+        bindings = env.bindings(node)
+        if all(b.parameter or b.imported is not None for b in bindings):
+            return True  # an input (or a global): data, which ranges take as finite
+        value = assigned(node, env) if hops < _LOCAL_HOPS else None
+        return value is not None and _arithmetic(value[0], value[1], hops + 1)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        return _arithmetic(node.expression, env, hops)
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, cst.Power):
+            exponent = constant_value(node.right, env)
+            return exponent is not None and exponent >= 0 and float(exponent).is_integer() and _arithmetic(node.left, env, hops)
+        return isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply)) and _arithmetic(node.left, env, hops) and _arithmetic(node.right, env, hops)
+    return False
+
+
+def _closed(reach: Interval) -> Interval:
+    """Floats round: a bound approached is a bound reached."""
+    return Interval(reach.lo, reach.hi)
+
+
+def _always(a: Interval, operator: type, b: Interval) -> bool:
+    """Whether `x <operator> y` for every `x` in `a` and `y` in `b`."""
+    if operator is cst.GreaterThan:
+        return _always(b, cst.LessThan, a)
+    if operator is cst.GreaterThanEqual:
+        return _always(b, cst.LessThanEqual, a)
+    if operator is cst.LessThan:
+        return a.hi < b.lo or (a.hi == b.lo and not (a.hi_closed and b.lo_closed))
+    if operator is cst.LessThanEqual:
+        return a.hi <= b.lo
+    if operator is cst.Equal:
+        return a.lo == a.hi == b.lo == b.hi and not a.is_empty() and not b.is_empty()
+    return IntervalSet.of(a).intersect(IntervalSet.of(b)).is_empty()  # `!=`
 
 
 def _compared_at_nan(left, operator: type, right, var: str, env: Env) -> Optional[bool]:

@@ -15,7 +15,7 @@ from typing import Iterator, NamedTuple, Optional
 import libcst as cst
 
 from nanlint.analysis.checks import checks_before, may_check
-from nanlint.analysis.conditions import affine_base, holds_at_nan, region_of, selected_values, values_where
+from nanlint.analysis.conditions import affine_base, decided_by_ranges, holds_at_nan, region_of, selected_values, values_where
 from nanlint.analysis.inline import inlined
 from nanlint.analysis.masking import mask_sites, masked_value
 from nanlint.analysis.names import (
@@ -57,7 +57,7 @@ from nanlint.analysis.values import (
     value_range,
     zero_replaced,
 )
-from nanlint.catalog.intervals import INF, IntervalSet
+from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import (
     BARRIER_METHODS,
@@ -96,23 +96,35 @@ class _Env:
     """Bindings and qualified names as seen from one place in one scope; and, where a question is
     asked about the elements an outer select does not take, the truth of its condition there."""
 
-    __slots__ = ("detector", "scope", "place", "assumed", "regions")
+    __slots__ = ("detector", "scope", "place", "assumed", "regions", "pinned")
 
     def __init__(
-        self, detector: "Detector", scope: Scope, place: Place, assumed: Optional[dict[str, bool]] = None, regions: tuple = ()
+        self,
+        detector: "Detector",
+        scope: Scope,
+        place: Place,
+        assumed: Optional[dict[str, bool]] = None,
+        regions: tuple = (),
+        pinned: tuple = (),
     ) -> None:
         self.detector = detector
         self.scope = scope
         self.place = place
         self.assumed = assumed or {}
         self.regions = regions  # (condition, truth) pairs: the value ranges of what they compare
+        self.pinned = pinned  # (name, its bindings, values) triples: see values.Env
 
     def assuming(self, cond: cst.BaseExpression, truth: bool) -> "_Env":
         """This place, where `cond` is `truth` (by its keys: `_keyed_condition`, for the wheres it
         decides; and as a region, for the values it bounds)."""
         keys = _keyed_condition(cond, self)
         assumed = {**self.assumed, **{key: truth != negated for key, negated in keys.items()}}
-        return _Env(self.detector, self.scope, self.place, assumed, (*self.regions, (cond, truth)))
+        return _Env(self.detector, self.scope, self.place, assumed, (*self.regions, (cond, truth)), self.pinned)
+
+    def pinning(self, name: cst.Name, values: Interval, read_at: "_Env") -> "_Env":
+        """This place, where the local `name`, as bound where `read_at` reads it, takes only `values`."""
+        pin = (name.value, frozenset(map(id, read_at.bindings(name))), values)
+        return _Env(self.detector, self.scope, self.place, self.assumed, self.regions, (*self.pinned, pin))
 
     def decided(self, cond: cst.BaseExpression) -> Optional[bool]:
         if not self.assumed:
@@ -135,7 +147,7 @@ class _Env:
         return self.detector.code(node)
 
     def at(self, place: Place) -> "_Env":
-        return _Env(self.detector, self.scope, place, self.assumed, self.regions)
+        return _Env(self.detector, self.scope, place, self.assumed, self.regions, self.pinned)
 
     def inlined(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         return self.detector.inlined(call, self)
@@ -841,6 +853,8 @@ class Detector:
             return None
         if verdict is GuardVerdict.ADMITS and use.op.kind == "pole":
             return site(SiteKind.POLE_ADMITTED, admitted, Confidence.HIGH)
+        if self._selected_at_pole(branch, use, env):
+            return None
         if verdict is GuardVerdict.UNKNOWN and not self._condition_guards(branch, use, env):
             # The condition is about something else: a leak only if the argument can reach the pole there.
             return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None
@@ -853,6 +867,18 @@ class Detector:
         if use.via is not None:
             return site(SiteKind.SINGULAR_LOCAL, confidence=confidence)
         return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP, confidence=confidence)
+
+    def _selected_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        """Wherever the op's argument is at its pole, the condition selects this branch, as the value
+        ranges of what it compares say with the argument pinned there (`where(omq2 == 0, 0.0, c / q)`
+        after `omq2 = 1 - q * q`: at `q == 0`, `omq2` is 1). The select then hides no pole: the
+        branch's own value and derivative are what the output gets there."""
+        if branch.polarity is None or not isinstance(use.arg, cst.Name) or use.leak_domain.is_empty():
+            return False
+        first, last = use.leak_domain.parts[0], use.leak_domain.parts[-1]
+        pole = Interval(first.lo, last.hi, first.lo_closed, last.hi_closed)
+        at_pole = env.pinning(use.arg, pole, read_at=_where_computed(use, env))
+        return decided_by_ranges(branch.cond, at_pole) is branch.polarity
 
     def _masked_on_condition(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The argument is masked before, on this select's own condition, by a mask whose own values

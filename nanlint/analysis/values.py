@@ -145,6 +145,9 @@ class Env(Protocol):
 
     # (condition, truth) pairs that hold where the question is asked: they bound what they compare.
     regions: tuple
+    # (name, ids of its bindings, Interval) triples: where the question is asked, that local (as
+    # those bindings define it, wherever it is read) takes only those values (an op's pole).
+    pinned: tuple
 
 
 def sole_binding(name: cst.Name, env: Env) -> Optional[Binding]:
@@ -476,6 +479,9 @@ def value_range(node: cst.BaseExpression, env: Env, depth: int = 0) -> Interval:
     """A hull of the values `node` can take; (-inf, inf) when nothing is known. Where the question is
     asked under conditions (`env.regions`: `y > 20` is true), or after the function checked one
     (`if y <= 0: raise`), what they say of `node` narrows it."""
+    pinned = pinned_values(node, env)
+    if pinned is not None:
+        return pinned
     reach = _value_range(node, env, depth)
     if isinstance(node, _SUBJECTS):  # what conditions compare; the rest is computed from them
         for cond, truth in (*env.regions, *env.checked(node)):
@@ -484,6 +490,15 @@ def value_range(node: cst.BaseExpression, env: Env, depth: int = 0) -> Interval:
 
 
 _SUBJECTS = (cst.Name, cst.Attribute, cst.Subscript)
+
+
+def pinned_values(node: cst.BaseExpression, env: Env) -> Optional[Interval]:
+    """The values a local takes where the question is asked, when pinned there (`Env.pinned`)."""
+    if env.pinned and isinstance(node, cst.Name):
+        for name, bindings, values in env.pinned:
+            if name == node.value and frozenset(map(id, env.bindings(node))) == bindings:
+                return values
+    return None
 
 
 def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:

@@ -263,6 +263,10 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\ndef ramp(t, c):\n    if jnp.any(c <= 0):\n        return t\n    return jnp.where(t < c, t / c, 1.0)\n"),
         Valid("import tensorflow as tf\ndef ramp(t, c):\n    if tf.reduce_any(c <= 0):\n        raise ValueError(c)\n    return tf.where(t < c, t / c, 1.0)\n"),
         Valid("import torch\ndef ramps(ts, c):\n    for t in ts:\n        if not (c > 0):\n            continue\n        yield torch.where(t < c, t / c, 1.0)\n"),
+        # The pole is where the branch is selected (point 104): at `q == 0`, `omq2` is 1, so the
+        # condition is false and `c / q` is the output there; the select hides nothing.
+        Valid("import jax.numpy as jnp\ndef f(q, c):\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, c / q)\n"),
+        Valid("import jax.numpy as jnp\ndef f(q, c, m):\n    omq2 = 1.0 - q * q\n    return jnp.where((omq2 == 0.0) & m, 0.0, c / q)\n"),
     )
     INVALID = (
         # ... but a check says nothing where it does not run on the way (point 101): in one arm of an
@@ -495,4 +499,7 @@ class WhereBranchSingularOp(Rule):
             line=4,
             fixed="import jax.numpy as jnp\ndef f(x, a: float, b: float, n: int):\n    t = jnp.linspace(a, b, n)\n    return jnp.where(x < t, x / jnp.where(x < t, t, 1.0), 0.0)\n",
         ),
+        # ... but at `q == 0` an unknown `m` may select either side, and `1 - q == 1` is true.
+        Invalid("import jax.numpy as jnp\ndef f(q, c, m):\n    omq2 = 1.0 - q * q\n    return jnp.where((omq2 == 0.0) | m, 0.0, c / q)\n", line=4),
+        Invalid("import jax.numpy as jnp\ndef f(q, c):\n    omq = 1.0 - q\n    return jnp.where(omq == 1.0, 0.0, c / q)\n", line=4),
     )

@@ -122,6 +122,8 @@ class WhereBranchSingularLocal(Rule):
             "import torch\ndef expand(bound, s, n: int):\n    for i in range(n):\n        step = torch.pow(torch.abs(s), i)\n"
             "        bound = torch.where(s > 1, bound - step, bound)\n    return bound\n"
         ),
+        # At `q == 0`, `omq2` is 1 and `seff` is selected: the select hides no pole (point 104).
+        Valid("import jax.numpy as jnp\ndef f(q, c):\n    seff = c / q\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, seff)\n"),
     )
     INVALID = (
         # ... but `i - 3` is negative for the first three: a pole at 0, where `s` is unselected.
@@ -182,4 +184,7 @@ class WhereBranchSingularLocal(Rule):
             fixed="import jax.numpy as jnp\ndef impedance(x, p):\n    p = jnp.maximum(1.0, p)\n"
             "    y = jnp.clip(1 - jnp.power(jnp.where(x > 1.0, 1.0, 1 - x), p), 0.0, 1.0)\n    return jnp.where(x > 1.0, 1.0, y)\n",
         ),
+        # A condition on the op's own value is not read at its pole: there `exp(x)` is inf (and
+        # `exp(-q)` of an infinite `q` is 0), which value ranges, of real numbers, do not hold.
+        Invalid("import jax.numpy as jnp\ndef f(x):\n    y = jnp.exp(x)\n    return jnp.where(y > 1.0, x, y)\n", line=4),
     )
