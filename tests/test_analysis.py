@@ -314,6 +314,24 @@ def test_value_ranges(expression: str, low: float, high: float) -> None:
 
 
 @pytest.mark.parametrize(
+    ("expression", "reaches_zero"),
+    [
+        # A clamp above an epsilon (a name, a cast, `finfo(...).eps`) is above 0, though both
+        # bounds are 0 (point 105); a clamp above 0 reaches it, as does the smaller of the two.
+        ("jnp.maximum(jnp.abs(x), eps)", False),
+        ("jnp.clip(jnp.abs(x), min=float(jnp.finfo(x.dtype).eps))", False),
+        ("jnp.clip(jnp.abs(x), eps, None)", False),
+        ("jnp.maximum(jnp.abs(x), 0.0)", True),
+        ("jnp.minimum(jnp.abs(x), eps)", True),
+        ("jnp.clip(x, min=y)", True),
+    ],
+)
+def test_a_clamp_bound_is_reached_only_where_a_bound_is(expression: str, reaches_zero: bool) -> None:
+    value, env = returned(f"import jax.numpy as jnp\ndef f(x, y, eps):\n    return {expression}\n")
+    assert IntervalSet.of(value_range(value, env)).contains(0.0) is reaches_zero
+
+
+@pytest.mark.parametrize(
     ("expression", "integer", "low"),
     [
         # A `range` loop's counter is an integer from its start (point 77); so are sizes, `int`

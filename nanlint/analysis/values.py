@@ -723,9 +723,7 @@ def _clamp_range(node: cst.Call, leaf: str, operand, extra: list, env: Env, dept
         if len(extra) != 1:
             return _UNKNOWN
         other = value_range(extra[0], env, depth + 1)
-        if leaf in LOWER_CLAMPS:
-            return Interval(max(x.lo, other.lo), max(x.hi, other.hi), x.lo_closed or other.lo_closed, x.hi_closed or other.hi_closed)
-        return Interval(min(x.lo, other.lo), min(x.hi, other.hi), x.lo_closed or other.lo_closed, x.hi_closed or other.hi_closed)
+        return _larger(x, other) if leaf in LOWER_CLAMPS else _smaller(x, other)
     lower = keyword_value(node, LOWER_KEYWORDS)
     upper = keyword_value(node, UPPER_KEYWORDS)
     if leaf == "clamp_min":
@@ -735,14 +733,38 @@ def _clamp_range(node: cst.Call, leaf: str, operand, extra: list, env: Env, dept
     else:
         lower = lower if lower is not None else (extra[0] if extra else None)
         upper = upper if upper is not None else (extra[1] if len(extra) > 1 else None)
-    lo = constant_value(lower, env, depth + 1) if lower is not None else None
-    hi = constant_value(upper, env, depth + 1) if upper is not None else None
     result = x
-    if lo is not None:
-        result = Interval(max(result.lo, lo), max(result.hi, lo), True, result.hi_closed)
-    if hi is not None:
-        result = Interval(min(result.lo, hi), min(result.hi, hi), result.lo_closed, True)
+    if lower is not None and not _is_none(lower):  # clip(x, lo) is maximum(x, lo): `min=eps` is above 0
+        result = _larger(result, value_range(lower, env, depth + 1))
+    if upper is not None and not _is_none(upper):
+        result = _smaller(result, value_range(upper, env, depth + 1))
     return result
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _larger(a: Interval, b: Interval) -> Interval:
+    """The values of maximum(x, y) for x in `a` and y in `b`: above each (strictly where either is)."""
+    lo, lo_closed = _bound(a.lo, a.lo_closed, b.lo, b.lo_closed, larger=True, either=False)
+    hi, hi_closed = _bound(a.hi, a.hi_closed, b.hi, b.hi_closed, larger=True, either=True)
+    return Interval(lo, hi, lo_closed, hi_closed)
+
+
+def _smaller(a: Interval, b: Interval) -> Interval:
+    """The values of minimum(x, y) for x in `a` and y in `b`."""
+    lo, lo_closed = _bound(a.lo, a.lo_closed, b.lo, b.lo_closed, larger=False, either=True)
+    hi, hi_closed = _bound(a.hi, a.hi_closed, b.hi, b.hi_closed, larger=False, either=False)
+    return Interval(lo, hi, lo_closed, hi_closed)
+
+
+def _bound(p: float, p_closed: bool, q: float, q_closed: bool, larger: bool, either: bool) -> tuple[float, bool]:
+    """The larger (or smaller) of two bounds; of equal ones, reached if `either` is reached, or
+    only if both are (max(x, eps) with x >= 0 and eps > 0 is above 0)."""
+    if p != q:
+        return (p, p_closed) if (p > q) == larger else (q, q_closed)
+    return p, (p_closed or q_closed) if either else (p_closed and q_closed)
 
 
 def _bounded_below_call(node: cst.Call, env: Env) -> Optional[tuple[float, bool]]:
@@ -997,4 +1019,11 @@ def is_epsilon(node: cst.BaseExpression, env: Env) -> bool:
         return bool(EPSILON_NAME.match(node.attr.value))
     if isinstance(node, cst.Call) and not node.args:
         return bool(EPSILON_NAME.match(leaf_name(node.func) or ""))  # backend.epsilon()
+    if isinstance(node, cst.Call):
+        # `float(finfo(t).eps)`, `tf.cast(self.epsilon, x.dtype)`: the same number (not `int(eps)`, 0).
+        inner = positional(node)[0] if is_builtin(node.func, _FLOAT, env) and len(node.args) == 1 else carried_value(node, env)
+        return inner is not None and is_epsilon(inner, env)
     return False
+
+
+_FLOAT = frozenset({"float"})

@@ -122,6 +122,12 @@ class WhereBranchSingularLocal(Rule):
             "import torch\ndef expand(bound, s, n: int):\n    for i in range(n):\n        step = torch.pow(torch.abs(s), i)\n"
             "        bound = torch.where(s > 1, bound - step, bound)\n    return bound\n"
         ),
+        # A clip to an epsilon that is no literal keeps the divisor above 0 (point 105): `safe_ra`
+        # is at least `eps`, and so `safe_ra * safe_ra` is positive.
+        Valid(
+            "import numpy as np\nimport jax.numpy as jnp\ndef f(ra, rb):\n    eps = float(np.finfo(np.float64).eps)\n"
+            "    safe_ra = jnp.clip(ra, min=eps)\n    ratio = -(rb * rb) / (safe_ra * safe_ra)\n    return jnp.where(ra > rb, ratio, 0.0)\n"
+        ),
         # At `q == 0`, `omq2` is 1 and `seff` is selected: the select hides no pole (point 104).
         Valid("import jax.numpy as jnp\ndef f(q, c):\n    seff = c / q\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, seff)\n"),
     )
