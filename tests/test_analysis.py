@@ -7,7 +7,7 @@ import libcst as cst
 import pytest
 
 from nanlint.analysis.analyse import analyse_whole_file
-from nanlint.analysis.conditions import affine_base, selected_values
+from nanlint.analysis.conditions import affine_base, region_of, selected_values
 from nanlint.analysis.detector import Detector, _decided_by_sign, _Env
 from nanlint.analysis.names import binding_at, qualified_name
 from nanlint.analysis.tree import walk
@@ -415,6 +415,27 @@ def test_what_a_condition_selects(condition: str, selected) -> None:
     )
     value, env = returned(source)
     assert selected_values(value, "x", env) == selected
+
+
+@pytest.mark.parametrize(
+    ("condition", "values", "if_true", "if_false"),
+    [
+        # Against a side in a range (point 106): where `x < eps` fails, `x` is above 0; where it
+        # holds it may be anything below some epsilon. The other way round for `x > tol`.
+        ("x < eps", IntervalSet.below(0.0, closed=True), False, True),
+        ("x < get_epsilon(x.dtype)", IntervalSet.below(0.0, closed=True), False, True),
+        ("x >= eps", IntervalSet.above(0.0, closed=False), True, False),
+        ("eps > x", IntervalSet.below(0.0, closed=True), False, True),
+        ("jnp.abs(x) <= eps", IntervalSet.point(0.0), False, True),
+        ("x < jnp.abs(y)", IntervalSet.below(0.0, closed=False), False, True),
+        ("x == jnp.zeros_like(y)", IntervalSet.point(0.0), True, True),
+        ("x < y", None, None, None),
+    ],
+)
+def test_what_a_comparison_with_a_range_says(condition: str, values, if_true, if_false) -> None:
+    value, env = returned(f"import jax.numpy as jnp\nfrom lib import get_epsilon\ndef f(x, y, eps):\n    return {condition}\n")
+    region = region_of(value, "x", env)
+    assert (region.values, region.if_true, region.if_false) == (values, if_true, if_false) if values is not None else region is None
 
 
 def test_affine_bases_map_a_leak_domain_to_the_variable() -> None:

@@ -14,7 +14,7 @@ import libcst as cst
 from nanlint.analysis.syntax import arguments
 from nanlint.analysis.tree import walk
 from nanlint.analysis.values import Env, assigned, constant_value, is_builtin, pinned_values, value_range
-from nanlint.catalog.intervals import Interval, IntervalSet
+from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.tables import ABSOLUTE_VALUES, NAN_TEST_LEAVES
 
 Selector = Callable[[float], IntervalSet]
@@ -94,8 +94,7 @@ def region_of(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Op
         value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
         return region_of(value, var, env, hops + 1) if value is not None else None
     if isinstance(cond, cst.Comparison):
-        values = _comparison(cond, var, env)
-        return Region(values, True, True) if values is not None else None
+        return _comparison(cond, var, env)
     if isinstance(cond, (cst.BinaryOperation, cst.BooleanOperation)):
         # `&` and `|` of truth arrays; `and` and `or` of Python truths (a check's `assert p == 1 or p == 2`).
         left, right = region_of(cond.left, var, env, hops), region_of(cond.right, var, env, hops)
@@ -293,45 +292,94 @@ def _condition_local(name: cst.Name, env: Env) -> Optional[cst.BaseExpression]:
     return value[0]
 
 
-def _comparison(node: cst.Comparison, var: str, env: Env) -> Optional[IntervalSet]:
-    result: Optional[IntervalSet] = None
+def _comparison(node: cst.Comparison, var: str, env: Env) -> Optional[Region]:
+    result: Optional[Region] = None
     left = node.left
     for target in node.comparisons:
         comparator = target.comparator
         part = _compare(left, type(target.operator), comparator, var, env)
         if part is None:
             return None  # a chain is an `and`: an unknown link makes it unknown
-        result = part if result is None else result.intersect(part)
+        result = part if result is None else _both(result, part)
         left = comparator
     return result
 
 
-def _compare(left, operator: type, right, var: str, env: Env) -> Optional[IntervalSet]:
+def _compare(left, operator: type, right, var: str, env: Env) -> Optional[Region]:
     if operator in (cst.In, cst.NotIn):
-        return _membership(left, operator is cst.In, right, var, env)
+        return _certain(_membership(left, operator is cst.In, right, var, env))
     if operator not in _COMPARE:
         return None
     constant = constant_value(right, env)
-    subject = left
+    subject, mirrored = left, operator
     if constant is None:
         constant = constant_value(left, env)
         subject = right
-        operator = _MIRROR[operator]
+        mirrored = _MIRROR[operator]
     if constant is None:
         # `a < b` is `a - b < 0`: about the difference, when that is the variable.
         if var == f"{env.code(right)} - {env.code(left)}":
-            return _COMPARE[operator](0.0)
+            return _certain(_COMPARE[mirrored](0.0))
         if var == f"{env.code(left)} - {env.code(right)}":
-            return _COMPARE[_MIRROR[operator]](0.0)
-        return None
+            return _certain(_COMPARE[_MIRROR[mirrored]](0.0))
+        return _against_range(left, operator, right, var, env)
+    return _certain(_compared_values(subject, mirrored, constant, var, env))
+
+
+def _certain(values: Optional[IntervalSet]) -> Optional[Region]:
+    """Exactly where the condition holds."""
+    return Region(values, True, True) if values is not None else None
+
+
+def _against_range(left, operator: type, right, var: str, env: Env) -> Optional[Region]:
+    """`v < eps`, `|v| <= tol`: the variable (or its absolute value) against a side that is no one
+    number but lies in a range (an epsilon is above 0). Where `v < e` fails, `v` is at least the
+    range's low end; where it holds, below its high end."""
+    for subject, other, op in ((left, right, operator), (right, left, _MIRROR[operator])):
+        about = env.code(subject) == var
+        if not (about or _is_abs_of(subject, var, env)):
+            continue
+        # Its range anywhere: under the conditions assumed here it would be read through this one again.
+        reach = value_range(other, env.unconditioned())
+        if reach.lo == -INF and reach.hi == INF:
+            return None
+        holds, fails = _sides(op, reach)
+        if not about:  # |v| in S  <=>  v in S or -v in S
+            holds, fails = _either_sign(holds), _either_sign(fails)
+        if fails.is_everything():
+            return Region(holds, True, holds.intersect(fails).is_empty())
+        return Region(fails.complement(), holds.intersect(fails).is_empty(), True)
+    return None
+
+
+def _sides(operator: type, reach: Interval) -> tuple[IntervalSet, IntervalSet]:
+    """Values of `v` that may make `v <operator> e` hold, and that may make it fail, for `e` in `reach`."""
+    lo, hi = reach.lo, reach.hi
+    reach = Interval(lo, hi, reach.lo_closed and lo > -INF, reach.hi_closed and hi < INF)  # no infinite value
+    if operator in (cst.LessThan, cst.LessThanEqual):
+        holds = IntervalSet.below(hi, closed=operator is cst.LessThanEqual and reach.hi_closed)
+        return holds, IntervalSet.above(lo, closed=operator is cst.LessThan and reach.lo_closed)
+    if operator in (cst.GreaterThan, cst.GreaterThanEqual):
+        holds = IntervalSet.above(lo, closed=operator is cst.GreaterThanEqual and reach.lo_closed)
+        return holds, IntervalSet.below(hi, closed=operator is cst.GreaterThan and reach.hi_closed)
+    equal = IntervalSet.of(reach)
+    if operator is cst.Equal:
+        return equal, IntervalSet.everything() if reach.lo != reach.hi else equal.complement()
+    return IntervalSet.everything() if reach.lo != reach.hi else equal.complement(), equal
+
+
+def _either_sign(values: IntervalSet) -> IntervalSet:
+    nonnegative = values.intersect(IntervalSet.above(0.0, closed=True))
+    return nonnegative.union(nonnegative.negated())
+
+
+def _compared_values(subject, operator: type, constant: float, var: str, env: Env) -> Optional[IntervalSet]:
+    """The values of `var` for which `subject <operator> constant`."""
     selected = _COMPARE[operator](constant)
     if env.code(subject) == var:
         return selected
     if _is_abs_of(subject, var, env):
-        # |v| in S  <=>  v in S or -v in S
-        return selected.intersect(IntervalSet.above(0.0, closed=True)).union(
-            selected.intersect(IntervalSet.above(0.0, closed=True)).negated()
-        )
+        return _either_sign(selected)  # |v| in S  <=>  v in S or -v in S
     if _is_root_of(subject, var, env):
         # sqrt(v) in S  <=>  v >= 0 and v in S squared; below 0 the root is NaN, which only `!=` holds for.
         squared = IntervalSet.of(
@@ -390,8 +438,7 @@ def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[Region]:
         return None
     leaf, args = call
     if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
-        values = _compare(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
-        return Region(values, True, True) if values is not None else None
+        return _compare(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
     if leaf in NAN_TEST_LEAVES and len(args) == 1 and env.code(args[0]) == var:
         # `isnan(v)` holds at no finite value of `v`, `isfinite(v)` at every one.
         return Region(IntervalSet.everything() if NAN_TEST_LEAVES[leaf] else IntervalSet(), True, True)

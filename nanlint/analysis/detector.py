@@ -52,6 +52,7 @@ from nanlint.analysis.values import (
     draws_at_random,
     is_configuration,
     is_epsilon,
+    may_be_zero,
     is_epsilon_shifted,
     is_integer_valued,
     value_range,
@@ -120,6 +121,9 @@ class _Env:
         keys = _keyed_condition(cond, self)
         assumed = {**self.assumed, **{key: truth != negated for key, negated in keys.items()}}
         return _Env(self.detector, self.scope, self.place, assumed, (*self.regions, (cond, truth)), self.pinned)
+
+    def unconditioned(self) -> "_Env":
+        return _Env(self.detector, self.scope, self.place, self.assumed, (), self.pinned)
 
     def pinning(self, name: cst.Name, values: Interval, read_at: "_Env") -> "_Env":
         """This place, where the local `name`, as bound where `read_at` reads it, takes only `values`."""
@@ -929,7 +933,7 @@ class Detector:
         arg_env = _where_computed(use, env)
         unselected = arg_env.assuming(branch.cond, not branch.polarity)
         partner = argument_at(use.node, use.op.partner) if isinstance(use.node, cst.Call) else None
-        if partner is not None and not IntervalSet.of(value_range(partner, unselected)).contains(0.0):
+        if partner is not None and not may_be_zero(partner, unselected):
             return True
         if self._result_bounded_where_unselected(branch, use, env):
             return True

@@ -139,6 +139,10 @@ class Env(Protocol):
         the call's arguments (inline.py)."""
         ...
 
+    def unconditioned(self) -> "Env":
+        """This place, without the conditions assumed here (`regions`): what a value is anywhere."""
+        ...
+
     def checked(self, node: cst.CSTNode) -> tuple:
         """(condition, truth) pairs the function made sure of before `node` is read here (checks.py)."""
         ...
@@ -704,6 +708,30 @@ def _sum_range(terms: Interval) -> Interval:
     return _UNKNOWN
 
 
+def may_be_zero(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
+    """Whether the value can be 0. A where is 0 only where a branch it takes is, though the hull
+    of its branches may span 0 (`where(w < 0, -n, n)` with `n > 0`)."""
+    if depth <= _MAX_NESTING:
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            return may_be_zero(node.expression, env, depth + 1)
+        if isinstance(node, cst.Name) and (value := assigned(node, env)) is not None:
+            return may_be_zero(value[0], value[1], depth + BINDING_COST)
+        if isinstance(node, cst.Call):
+            _, method, leaf, operand, extra = call_parts(node, env)
+            if leaf == "where" and len(extra) == 2:
+                cond, chosen = (extra[0], [operand, extra[-1]]) if method is not None else (operand, extra)
+                return any(
+                    truth is not False and IntervalSet.of(_refined(value_range(branch, env, depth + 1), cond, branch, polarity, env)).contains(0.0)
+                    for branch, polarity, truth in zip(chosen, (True, False), _taken(env.decided(cond)))
+                )
+    return IntervalSet.of(value_range(node, env, depth)).contains(0.0)
+
+
+def _taken(truth: Optional[bool]) -> tuple[Optional[bool], Optional[bool]]:
+    """Whether each side of a where is taken, given its condition's truth (None: either may be)."""
+    return (None, None) if truth is None else (truth, not truth)
+
+
 def _refined(reach: Interval, cond: cst.BaseExpression, branch: cst.BaseExpression, polarity: bool, env: Env) -> Interval:
     """A branch's values where the condition is `polarity`, where it says so for certain."""
     where = env.values_where(cond, env.code(branch), polarity)
@@ -1017,8 +1045,9 @@ def is_epsilon(node: cst.BaseExpression, env: Env) -> bool:
         return bool(EPSILON_NAME.match(node.value))
     if isinstance(node, cst.Attribute):
         return bool(EPSILON_NAME.match(node.attr.value))
-    if isinstance(node, cst.Call) and not node.args:
-        return bool(EPSILON_NAME.match(leaf_name(node.func) or ""))  # backend.epsilon()
+    if isinstance(node, cst.Call) and not any(depends_on_data(arg.value, env) for arg in node.args):
+        if EPSILON_NAME.match(leaf_name(node.func) or ""):
+            return True  # backend.epsilon(), get_epsilon(x.dtype): of a dtype, not of data
     if isinstance(node, cst.Call):
         # `float(finfo(t).eps)`, `tf.cast(self.epsilon, x.dtype)`: the same number (not `int(eps)`, 0).
         inner = positional(node)[0] if is_builtin(node.func, _FLOAT, env) and len(node.args) == 1 else carried_value(node, env)

@@ -128,6 +128,14 @@ class WhereBranchSingularLocal(Rule):
             "import numpy as np\nimport jax.numpy as jnp\ndef f(ra, rb):\n    eps = float(np.finfo(np.float64).eps)\n"
             "    safe_ra = jnp.clip(ra, min=eps)\n    ratio = -(rb * rb) / (safe_ra * safe_ra)\n    return jnp.where(ra > rb, ratio, 0.0)\n"
         ),
+        # `arctan2(y, x)` is singular only at (0, 0): here `y` is +-`norm_safe`, which is 1 where
+        # `small` holds and at least the root of an epsilon elsewhere (point 106): never 0.
+        Valid(
+            "import jax.numpy as jnp\ndef log_so3(w, v, eps):\n    norm_sq = jnp.sum(v * v, axis=-1)\n    small = norm_sq < eps\n"
+            "    norm_safe = jnp.sqrt(jnp.where(small, 1.0, norm_sq))\n"
+            "    atan_n_over_w = jnp.arctan2(jnp.where(w < 0, -norm_safe, norm_safe), jnp.abs(w))\n"
+            "    return jnp.where(small, 2.0, jnp.where(jnp.abs(w) < eps, jnp.pi / norm_safe, 2.0 * atan_n_over_w / norm_safe))\n"
+        ),
         # At `q == 0`, `omq2` is 1 and `seff` is selected: the select hides no pole (point 104).
         Valid("import jax.numpy as jnp\ndef f(q, c):\n    seff = c / q\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, seff)\n"),
     )
