@@ -138,6 +138,35 @@ def test_a_primal_registered_elsewhere_is_skipped_as_in_the_whole_file() -> None
     assert assert_same(only_primal) == []
 
 
+@pytest.mark.parametrize(
+    "registration",
+    [
+        "mlir.register_lowering(p, mlir.lower_fun(_broadcasting(_impl), multiple_results=False))",
+        "mlir.register_lowering(p, mlir.lower_fun(partial(_impl, exact=True), multiple_results=False))",
+        "f = jax.custom_jvp(partial(_impl, exact=True))",
+    ],
+)
+def test_a_function_wrapped_before_it_is_lowered_is_never_differentiated(registration: str) -> None:
+    # Point 107: `lower_fun(_broadcasting(f))` and `custom_jvp(partial(f, n))` run `f` where
+    # autodiff does not look: the primitive's (or the custom function's) own rule differentiates it.
+    source = src(f"""
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+        from jax._src.interpreters import mlir
+
+        def _broadcasting(f):
+            return f
+
+        def _impl(x, exact=False):
+            return jnp.where(x > 0, jnp.log(x), 0.0)
+
+        {registration}
+    """)
+    assert assert_same(source) == []
+    assert {f[0] for f in assert_same(source.replace(registration, ""))} == {"NAN001"}
+
+
 def test_a_jvp_rule_registered_elsewhere_is_known_as_one() -> None:
     source = src("""
         import jax

@@ -440,6 +440,10 @@ def cuts_gradient(call: cst.Call, leaf: Optional[str], qualified: Optional[str],
         return False
     if leaf in NO_GRADIENT_PATH or is_integer_cast(call, leaf):
         return True
+    if qualified is None and isinstance(call.func, cst.Name):
+        # A straight-line helper: `_to_int32(x)` returns `tf.cast(x, tf.int32)`.
+        inner = env.inlined(call)
+        return isinstance(inner, cst.Call) and cuts_gradient(inner, leaf_name(inner.func), env.qualified(inner.func), env)
     if qualified is None:
         return False
     root = qualified.split(".", 1)[0]

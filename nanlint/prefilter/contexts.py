@@ -207,8 +207,11 @@ class Contexts:
                 # transposed in reverse mode: its selects of the tangents can leak, so it stays read.)
                 self._custom.update(a.id for a in arguments if isinstance(a, ast.Name))
         leaf = leaf_name(func) or (leaf_name(func.func) if isinstance(func, ast.Call) else None)
-        if leaf in _WRAPPERS and isinstance(first, ast.Name):
-            self._custom.add(first.id)  # custom_jvp(f), custom_gradient(...)(f), lower_fun(f)
+        wrapped = _wrapped_function(first)
+        if leaf in _WRAPPERS and wrapped is not None:
+            # custom_jvp(f), custom_gradient(...)(f), lower_fun(f), lower_fun(_broadcasting(f)),
+            # custom_jvp(partial(f, n)): f runs only inside a function autodiff does not look into.
+            self._custom.add(wrapped)
         if leaf in _LOOP_BODIES and _reverse_mode_less(func) and len(arguments) > _LOOP_BODIES[leaf]:
             body = arguments[_LOOP_BODIES[leaf]]
             if isinstance(body, ast.Name):
@@ -268,3 +271,15 @@ class Contexts:
                         changed = True
             self._resolved = custom
         return self._resolved
+
+
+def _wrapped_function(node: Optional[ast.AST], depth: int = 0) -> Optional[str]:
+    """The function a wrapper is given: `f`, or the `f` of `partial(f, n)` or `_broadcasting(f)`."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Call) and node.args and depth < _MAX_WRAPPING:
+        return _wrapped_function(node.args[0], depth + 1)
+    return None
+
+
+_MAX_WRAPPING = 2

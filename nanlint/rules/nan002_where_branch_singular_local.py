@@ -136,6 +136,11 @@ class WhereBranchSingularLocal(Rule):
             "    atan_n_over_w = jnp.arctan2(jnp.where(w < 0, -norm_safe, norm_safe), jnp.abs(w))\n"
             "    return jnp.where(small, 2.0, jnp.where(jnp.abs(w) < eps, jnp.pi / norm_safe, 2.0 * atan_n_over_w / norm_safe))\n"
         ),
+        # An integer cast cuts the gradient, also when a straight-line helper makes it (point 107).
+        Valid(
+            "import tensorflow as tf\ndef _to_int32(x):\n    return tf.cast(x, tf.int32)\ndef bucket(n, max_exact, scale):\n"
+            "    large = max_exact + _to_int32(tf.math.log(tf.cast(n, tf.float32) / scale))\n    return tf.where(n < scale, n, large)\n"
+        ),
         # At `q == 0`, `omq2` is 1 and `seff` is selected: the select hides no pole (point 104).
         Valid("import jax.numpy as jnp\ndef f(q, c):\n    seff = c / q\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, seff)\n"),
     )
