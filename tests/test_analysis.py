@@ -272,6 +272,9 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("jnp.square(jnp.clip(x, -1.0, -0.5))", 0.25, 1.0),
         ("jnp.clip(x, -2.0, 1.0) ** 3", -8.0, 1.0),
         ("jnp.clip(x, 0.0, 4.0) ** 0.5", 0.0, 2.0),
+        # A positive base to any power is positive (point 108).
+        ("(jnp.abs(x) + 1e-6) ** (1.0 / x)", 0.0, INF),
+        ("jnp.power(jnp.exp(x), -x)", 0.0, INF),
         ("1.0 - jnp.clip(x, 0.0, 0.5) * jnp.clip(x, 0.0, 0.5)", 0.75, 1.0),
         ("-1.0 / (1.0 - jnp.clip(x, 0.0, 0.5) ** 2)", -4.0 / 3.0, -1.0),
         ("x ** 3", -INF, INF),

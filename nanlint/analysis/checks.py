@@ -92,12 +92,23 @@ def check_of(statement: cst.CSTNode) -> Optional[Check]:
 
 
 def _exits(block: cst.BaseSuite) -> bool:
+    """The block ends in a `return`, `raise`, `continue` or `break`, or in an `if` each of whose
+    branches does (`if mask: return a, m` / `else: return a`)."""
     lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
     if not lines:
         return False
     last = lines[-1]
+    if isinstance(last, cst.If):
+        return _every_branch_exits(last)
     small = getattr(last, "body", None)
     return isinstance(small, (list, tuple)) and bool(small) and isinstance(small[-1], _EXITS)
+
+
+def _every_branch_exits(statement: cst.If) -> bool:
+    other = statement.orelse
+    if other is None or not _exits(statement.body):
+        return False
+    return _every_branch_exits(other) if isinstance(other, cst.If) else _exits(other.body)
 
 
 def _elementwise(test: cst.BaseExpression, truth: bool, statement: cst.CSTNode) -> Optional[Check]:

@@ -760,7 +760,7 @@ class Detector:
         # non-finite factor, which leaks at every value: where it does is decided there too.
         if op.kind == "pole" and not domain.is_everything() and self._guarded(arg, env, 0, domain, sole_input=not _other_input_carries(node, arg, env)):
             return False
-        if not can_reach(arg, domain, env):
+        if not can_reach(arg, domain, env) or self._checked_off_pole(arg, domain, env):
             return False
         if op.kind == "pole" and domain == IntervalSet.point(0.0) and zero_replaced(arg, env):
             return False  # `g / (n + eps * (n == 0))`: the divisor is never 0
@@ -822,6 +822,17 @@ class Detector:
         # that carries a gradient is masked. (A where between two data, `where(c, -q, q)`, is not.)
         operands = [o for o in _operands(arg) if carries_gradient(o, env) and not is_epsilon(o, env)]
         return bool(operands) and all(self._guarded(o, env, depth + 1, domain, True, condition) for o in operands)
+
+    def _checked_off_pole(self, arg: cst.BaseExpression, domain: IntervalSet, env: _Env) -> bool:
+        """The function made sure before that the argument's variable is off the pole: after `if
+        rate == 1.0: return ...`, `1.0 - rate` is never 0 (a range would span the point it misses)."""
+        for var, to_var in affine_base(arg, env):
+            pole = to_var(domain)
+            for cond, truth in env.checked(var):
+                allowed = env.values_where(cond, self.code(var), truth)
+                if allowed is not None and allowed.intersect(pole).is_empty():
+                    return True
+        return False
 
     # --- classification --------------------------------------------------------------------------
     def _classify(self, call, sel, framework, method_form, branch: Branch, use: OpUse, env: _Env) -> Optional[LeakSite]:

@@ -915,6 +915,8 @@ def _power_range(base: cst.BaseExpression, exponent: cst.BaseExpression, env: En
         exponent_range = value_range(exponent, env, depth + 1)
         if exponent_range.lo >= 0:
             return Interval(1.0, INF, True, False)  # 2 ** abs(e)
+    if base_range.lo > 0 or (base_range.lo == 0 and not base_range.lo_closed):
+        return Interval(0.0, INF, False, False)  # a positive base to any power: `(d + eps) ** (1 / g)`
     return _UNKNOWN
 
 

@@ -263,6 +263,20 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\ndef ramp(t, c):\n    if jnp.any(c <= 0):\n        return t\n    return jnp.where(t < c, t / c, 1.0)\n"),
         Valid("import tensorflow as tf\ndef ramp(t, c):\n    if tf.reduce_any(c <= 0):\n        raise ValueError(c)\n    return tf.where(t < c, t / c, 1.0)\n"),
         Valid("import torch\ndef ramps(ts, c):\n    for t in ts:\n        if not (c > 0):\n            continue\n        yield torch.where(t < c, t / c, 1.0)\n"),
+        # After `if rate == 1.0:` returns (from each branch of an inner `if`), `1.0 - rate` is never 0
+        # (point 109): a range of `rate` would span the one value it misses.
+        Valid(
+            "import jax.numpy as jnp\nfrom jax import lax, random\ndef dropout(x, rate, key, with_mask):\n    if rate == 1.0:\n"
+            "        if with_mask:\n            return jnp.zeros_like(x), None\n        else:\n            return jnp.zeros_like(x)\n"
+            "    keep = 1.0 - rate\n    mask = random.bernoulli(key, keep, x.shape)\n    return lax.select(mask, x / keep, jnp.zeros_like(x))\n"
+        ),
+        # Where `mask` is false `tmp` is `2 * eps`, and a positive base to any power is positive
+        # (point 108): `1 / tmp ** (1 / g)` has no pole there.
+        Valid(
+            "import torch\ndef coulomb(dist, h, mask, g, eps):\n"
+            "    tmp = torch.where(mask, torch.pow(dist + eps, g), eps) + torch.where(mask, torch.pow(h, -g), eps)\n"
+            "    return torch.where(mask, 1.0 / torch.pow(tmp, 1.0 / g), 0.0)\n"
+        ),
         # The pole is where the branch is selected (point 104): at `q == 0`, `omq2` is 1, so the
         # condition is false and `c / q` is the output there; the select hides nothing.
         Valid("import jax.numpy as jnp\ndef f(q, c):\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, c / q)\n"),
@@ -498,6 +512,13 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(x, a: float, b: float, n: int):\n    t = jnp.linspace(a, b, n)\n    return jnp.where(x < t, x / t, 0.0)\n",
             line=4,
             fixed="import jax.numpy as jnp\ndef f(x, a: float, b: float, n: int):\n    t = jnp.linspace(a, b, n)\n    return jnp.where(x < t, x / jnp.where(x < t, t, 1.0), 0.0)\n",
+        ),
+        # ... but not when one branch of the inner `if` goes on.
+        Invalid(
+            "import jax.numpy as jnp\nfrom jax import lax, random\ndef dropout(x, rate, key, with_mask):\n    if rate == 1.0:\n"
+            "        if with_mask:\n            return jnp.zeros_like(x), None\n"
+            "    keep = 1.0 - rate\n    mask = random.bernoulli(key, keep, x.shape)\n    return lax.select(mask, x / keep, jnp.zeros_like(x))\n",
+            line=9,
         ),
         # ... but at `q == 0` an unknown `m` may select either side, and `1 - q == 1` is true.
         Invalid("import jax.numpy as jnp\ndef f(q, c, m):\n    omq2 = 1.0 - q * q\n    return jnp.where((omq2 == 0.0) | m, 0.0, c / q)\n", line=4),
