@@ -136,6 +136,13 @@ class WhereBranchSingularLocal(Rule):
             "    atan_n_over_w = jnp.arctan2(jnp.where(w < 0, -norm_safe, norm_safe), jnp.abs(w))\n"
             "    return jnp.where(small, 2.0, jnp.where(jnp.abs(w) < eps, jnp.pi / norm_safe, 2.0 * atan_n_over_w / norm_safe))\n"
         ),
+        # Where `big` holds, `use_exact = ~big & ...` is false, so `s_safe` is 1.0 and its log is 0
+        # (point 110: an `and` one side of which the outer condition decides).
+        Valid(
+            "import jax.numpy as jnp\ndef log_abs(x, nu, beta, limit):\n    big = jnp.abs(x) > limit\n    x_for_s = jnp.where(big, 0.0, x)\n"
+            "    s = nu * x_for_s + beta\n    use_exact = (~big) & (jnp.abs(s) > 0.0)\n    s_safe = jnp.where(use_exact, s, 1.0)\n"
+            "    log_exact = jnp.log(jnp.abs(s_safe))\n    return jnp.where(big, nu + jnp.abs(x), log_exact)\n"
+        ),
         # An integer cast cuts the gradient, also when a straight-line helper makes it (point 107).
         Valid(
             "import tensorflow as tf\ndef _to_int32(x):\n    return tf.cast(x, tf.int32)\ndef bucket(n, max_exact, scale):\n"
