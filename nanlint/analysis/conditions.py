@@ -127,64 +127,59 @@ def _either(left: Optional[Region], right: Optional[Region]) -> Optional[Region]
     return Region(left.values.union(right.values), left.if_true and right.if_true, left.if_false and right.if_false)
 
 
-def holds_at_nan(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Optional[bool]:
+def holds_at_nan(cond: cst.BaseExpression, var: str, env: Env) -> Optional[bool]:
     """Whether `cond` is true where the expression `var` is NaN, if certain: a comparison with NaN is
     false, except `!=`, which is true (`q != 0` holds where `q` is NaN; `q > 0` does not)."""
-    if isinstance(cond, cst.Name):
-        value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
-        return holds_at_nan(value, var, env, hops + 1) if value is not None else None
-    if isinstance(cond, cst.Comparison):
-        links = [(left, target) for left, target in zip((cond.left, *(t.comparator for t in cond.comparisons)), cond.comparisons)]
-        truths = [_compared_at_nan(left, type(t.operator), t.comparator, var, env) for left, t in links]
-        return _all(truths)
-    if isinstance(cond, cst.BinaryOperation) and isinstance(cond.operator, (cst.BitAnd, cst.BitOr)):
-        parts = [holds_at_nan(cond.left, var, env, hops), holds_at_nan(cond.right, var, env, hops)]
-        return _all(parts) if isinstance(cond.operator, cst.BitAnd) else _any(parts)
-    if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
-        inner = holds_at_nan(cond.expression, var, env, hops)
-        return None if inner is None else not inner
-    if isinstance(cond, cst.Call) and (call := _operator_call(cond, env)) is not None:
-        leaf, args = call
-        if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
-            return _compared_at_nan(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
-        parts = [holds_at_nan(a, var, env, hops) for a in args]
-        if leaf == "logical_and" and len(parts) == 2:
-            return _all(parts)
-        if leaf == "logical_or" and len(parts) == 2:
-            return _any(parts)
-        if leaf == "logical_not" and len(parts) == 1 and parts[0] is not None:
-            return not parts[0]
-    return None
+    return _truth(cond, env, lambda left, operator, right, here: _compared_at_nan(left, operator, right, var, here))
 
 
-def decided_by_ranges(cond: cst.BaseExpression, env: Env, hops: int = 0) -> Optional[bool]:
+def decided_by_ranges(cond: cst.BaseExpression, env: Env) -> Optional[bool]:
     """Whether `cond` holds at every element (True) or at none (False), as the value ranges of what
     it compares say here: with an op's argument pinned at its pole (`Env.pinned`), `omq2 == 0` after
     `omq2 = 1 - q * q` is false where `q` is 0. None when the ranges do not tell."""
+    return _truth(cond, env, _compared_by_ranges)
+
+
+def _truth(cond: cst.BaseExpression, env: Env, compared: Callable, hops: int = 0) -> Optional[bool]:
+    """A condition's truth, if certain, from what `compared(left, operator, right, env)` says of each
+    comparison in it: through locals, `&`, `|`, `and`, `or`, negations, and their functions
+    (`jnp.greater(x, 0)`, `logical_and(a, b)`)."""
     if isinstance(cond, cst.Name):
         value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
-        return decided_by_ranges(value, env, hops + 1) if value is not None else None
+        return _truth(value, env, compared, hops + 1) if value is not None else None
     if isinstance(cond, cst.Comparison):
         links = zip((cond.left, *(t.comparator for t in cond.comparisons)), cond.comparisons)
-        return _all([_compared_by_ranges(left, type(t.operator), t.comparator, env) for left, t in links])
-    if isinstance(cond, (cst.BinaryOperation, cst.BooleanOperation)) and isinstance(cond.operator, _AND_OR):
-        parts = [decided_by_ranges(cond.left, env, hops), decided_by_ranges(cond.right, env, hops)]
-        return _all(parts) if isinstance(cond.operator, (cst.BitAnd, cst.And)) else _any(parts)
+        return _all([compared(left, type(t.operator), t.comparator, env) for left, t in links])
+    combined = and_or(cond, env)
+    if combined is not None:
+        conjunction, sides = combined
+        return combined_truth(conjunction, [_truth(side, env, compared, hops) for side in sides])
     if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
-        inner = decided_by_ranges(cond.expression, env, hops)
+        inner = _truth(cond.expression, env, compared, hops)
         return None if inner is None else not inner
     if isinstance(cond, cst.Call) and (call := _operator_call(cond, env)) is not None:
         leaf, args = call
         if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
-            return _compared_by_ranges(args[0], _COMPARE_FUNCTIONS[leaf], args[1], env)
-        parts = [decided_by_ranges(a, env, hops) for a in args]
-        if leaf == "logical_and" and len(parts) == 2:
-            return _all(parts)
-        if leaf == "logical_or" and len(parts) == 2:
-            return _any(parts)
-        if leaf == "logical_not" and len(parts) == 1 and parts[0] is not None:
-            return not parts[0]
+            return compared(args[0], _COMPARE_FUNCTIONS[leaf], args[1], env)
+        if leaf == "logical_not" and len(args) == 1 and (inner := _truth(args[0], env, compared, hops)) is not None:
+            return not inner
     return None
+
+
+def and_or(node: cst.BaseExpression, env: Env) -> Optional[tuple[bool, list[cst.BaseExpression]]]:
+    """An `and` (True) or an `or` (False) of truth values, and its sides: `a & b`, `a and b`,
+    `jnp.logical_and(a, b)`, torch's `a.logical_or(b)`."""
+    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)) and isinstance(node.operator, _AND_OR):
+        return isinstance(node.operator, (cst.BitAnd, cst.And)), [node.left, node.right]
+    call = _operator_call(node, env) if isinstance(node, cst.Call) else None
+    if call is not None and call[0] in ("logical_and", "logical_or") and len(call[1]) == 2:
+        return call[0] == "logical_and", call[1]
+    return None
+
+
+def combined_truth(conjunction: bool, truths: list[Optional[bool]]) -> Optional[bool]:
+    """An `and` is false if a side is, true if all are; an `or` the other way round."""
+    return _all(truths) if conjunction else _any(truths)
 
 
 _AND_OR = (cst.BitAnd, cst.BitOr, cst.And, cst.Or)

@@ -15,7 +15,16 @@ from typing import Iterator, NamedTuple, Optional
 import libcst as cst
 
 from nanlint.analysis.checks import checks_before, may_check
-from nanlint.analysis.conditions import affine_base, decided_by_ranges, holds_at_nan, region_of, selected_values, values_where
+from nanlint.analysis.conditions import (
+    affine_base,
+    and_or,
+    combined_truth,
+    decided_by_ranges,
+    holds_at_nan,
+    region_of,
+    selected_values,
+    values_where,
+)
 from nanlint.analysis.inline import inlined
 from nanlint.analysis.masking import mask_sites, masked_value
 from nanlint.analysis.names import (
@@ -138,13 +147,10 @@ class _Env:
                 return self.assumed[key] != negated
         # `~big & finite` is false where `big` is true: an `and` (`or`) one side of which is false (true).
         for inner, here, negated in _condition_chain(cond, self):
-            parts = _and_or(inner, here)
-            if parts is not None:
-                conjunction, sides = parts
-                truths = [here.decided(side) for side in sides]
-                truth = (False if False in truths else None) if conjunction else (True if True in truths else None)
-                if truth is not None:
-                    return truth != negated
+            combined = and_or(inner, here)
+            truth = combined_truth(combined[0], [here.decided(side) for side in combined[1]]) if combined is not None else None
+            if truth is not None:
+                return truth != negated
         return None
 
     def binding(self, name: cst.Name) -> Optional[Binding]:
@@ -1473,19 +1479,6 @@ def _condition_chain(node: cst.BaseExpression, env: "_Env") -> Iterator[tuple[cs
         inner, inverted = _strip(binding.value, env)
         negated = negated != inverted
         yield inner, env, negated
-
-
-def _and_or(node: cst.BaseExpression, env: "_Env") -> Optional[tuple[bool, list[cst.BaseExpression]]]:
-    """An `and` (True) or an `or` (False) of truth values, and its sides: `a & b`, `a and b`,
-    `logical_and(a, b)`, `a.logical_or(b)`."""
-    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)) and isinstance(node.operator, (cst.BitAnd, cst.And, cst.BitOr, cst.Or)):
-        return isinstance(node.operator, (cst.BitAnd, cst.And)), [node.left, node.right]
-    if isinstance(node, cst.Call) and leaf_name(node.func) in ("logical_and", "logical_or"):
-        sides = [arg.value for arg in node.args]
-        if isinstance(node.func, cst.Attribute) and env.qualified(node.func) is None:
-            sides = [node.func.value, *sides]  # torch: `a.logical_and(b)`
-        return (leaf_name(node.func) == "logical_and", sides) if len(sides) == 2 else None
-    return None
 
 
 def _strip(node: cst.BaseExpression, env: "_Env") -> tuple[cst.BaseExpression, bool]:

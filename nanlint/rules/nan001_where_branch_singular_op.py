@@ -513,14 +513,15 @@ class WhereBranchSingularOp(Rule):
             line=4,
             fixed="import jax.numpy as jnp\ndef f(x, a: float, b: float, n: int):\n    t = jnp.linspace(a, b, n)\n    return jnp.where(x < t, x / jnp.where(x < t, t, 1.0), 0.0)\n",
         ),
-        # ... but not when one branch of the inner `if` goes on.
+        # The dropout of point 109, but one branch of the inner `if` goes on.
         Invalid(
             "import jax.numpy as jnp\nfrom jax import lax, random\ndef dropout(x, rate, key, with_mask):\n    if rate == 1.0:\n"
             "        if with_mask:\n            return jnp.zeros_like(x), None\n"
             "    keep = 1.0 - rate\n    mask = random.bernoulli(key, keep, x.shape)\n    return lax.select(mask, x / keep, jnp.zeros_like(x))\n",
             line=9,
         ),
-        # ... but at `q == 0` an unknown `m` may select either side, and `1 - q == 1` is true.
+        # The spin couplings of point 104, but at `q == 0` an unknown `m` may select either side;
+        # and `1 - q == 1` is true there.
         Invalid("import jax.numpy as jnp\ndef f(q, c, m):\n    omq2 = 1.0 - q * q\n    return jnp.where((omq2 == 0.0) | m, 0.0, c / q)\n", line=4),
         Invalid("import jax.numpy as jnp\ndef f(q, c):\n    omq = 1.0 - q\n    return jnp.where(omq == 1.0, 0.0, c / q)\n", line=4),
     )
