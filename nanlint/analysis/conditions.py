@@ -95,14 +95,12 @@ def region_of(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Op
         return region_of(value, var, env, hops + 1) if value is not None else None
     if isinstance(cond, cst.Comparison):
         return _comparison(cond, var, env)
-    if isinstance(cond, (cst.BinaryOperation, cst.BooleanOperation)):
-        # `&` and `|` of truth arrays; `and` and `or` of Python truths (a check's `assert p == 1 or p == 2`).
-        left, right = region_of(cond.left, var, env, hops), region_of(cond.right, var, env, hops)
-        if isinstance(cond.operator, (cst.BitAnd, cst.And)):
-            return _both(left, right)
-        if isinstance(cond.operator, (cst.BitOr, cst.Or)):
-            return _either(left, right)
-        return None
+    combined = and_or(cond, env)
+    if combined is not None:
+        # `&`, `|`, `logical_and` of truth arrays; `and`, `or` of Python truths (`assert p == 1 or p == 2`).
+        conjunction, sides = combined
+        left, right = (region_of(side, var, env, hops) for side in sides)
+        return _both(left, right) if conjunction else _either(left, right)
     if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
         inner = region_of(cond.expression, var, env, hops)
         return inner.negated() if inner is not None else None
@@ -437,13 +435,8 @@ def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[Region]:
     if leaf in NAN_TEST_LEAVES and len(args) == 1 and env.code(args[0]) == var:
         # `isnan(v)` holds at no finite value of `v`, `isfinite(v)` at every one.
         return Region(IntervalSet.everything() if NAN_TEST_LEAVES[leaf] else IntervalSet(), True, True)
-    parts = [region_of(a, var, env, hops) for a in args]
-    if leaf == "logical_and" and len(parts) == 2:
-        return _both(*parts)
-    if leaf == "logical_or" and len(parts) == 2:
-        return _either(*parts)
-    if leaf == "logical_not" and len(parts) == 1 and parts[0] is not None:
-        return parts[0].negated()
+    if leaf == "logical_not" and len(args) == 1 and (inner := region_of(args[0], var, env, hops)) is not None:
+        return inner.negated()
     return None
 
 

@@ -42,6 +42,7 @@ from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, 
 from nanlint.analysis.syntax import (
     argument_at,
     arguments,
+    is_none,
     is_string,
     is_number,
     keyword_value,
@@ -61,9 +62,9 @@ from nanlint.analysis.values import (
     draws_at_random,
     is_configuration,
     is_epsilon,
-    may_be_zero,
     is_epsilon_shifted,
     is_integer_valued,
+    may_be_zero,
     value_range,
     zero_replaced,
 )
@@ -905,9 +906,7 @@ class Detector:
         branch's own value and derivative are what the output gets there."""
         if branch.polarity is None or not isinstance(use.arg, cst.Name) or use.leak_domain.is_empty():
             return False
-        first, last = use.leak_domain.parts[0], use.leak_domain.parts[-1]
-        pole = Interval(first.lo, last.hi, first.lo_closed, last.hi_closed)
-        at_pole = env.pinning(use.arg, pole, read_at=_where_computed(use, env))
+        at_pole = env.pinning(use.arg, use.leak_domain.hull(), read_at=_where_computed(use, env))
         return decided_by_ranges(branch.cond, at_pole) is branch.polarity
 
     def _masked_on_condition(self, branch: Branch, use: OpUse, env: _Env) -> bool:
@@ -1644,11 +1643,11 @@ def _clamp_side(call: cst.Call, sel: SelectFunction, method_form: bool) -> str:
     first_bound = 0 if method_form else 1
     lower = upper = False
     for i, arg in enumerate(positional(call)[first_bound:]):
-        given = not _is_none(arg)
+        given = not is_none(arg)
         lower |= i == 0 and given
         upper |= i == 1 and given
     for arg in call.args:
-        if arg.keyword is not None and not _is_none(arg.value):
+        if arg.keyword is not None and not is_none(arg.value):
             lower |= arg.keyword.value in LOWER_KEYWORDS
             upper |= arg.keyword.value in UPPER_KEYWORDS
     if lower and not upper:
@@ -1656,7 +1655,3 @@ def _clamp_side(call: cst.Call, sel: SelectFunction, method_form: bool) -> str:
     if upper and not lower:
         return "high"
     return "both"
-
-
-def _is_none(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"

@@ -43,6 +43,10 @@ def has_unpacking(call: cst.Call) -> bool:
     return any(arg.star for arg in call.args)
 
 
+def is_none(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
 def is_number(node: cst.CSTNode) -> bool:
     """An int or float literal."""
     return isinstance(node, (cst.Integer, cst.Float))

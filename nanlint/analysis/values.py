@@ -23,6 +23,7 @@ import libcst as cst
 from nanlint.analysis.names import Binding, leaf_name
 from nanlint.analysis.syntax import (
     argument_at,
+    is_none,
     is_number,
     is_string,
     keyword_value,
@@ -585,7 +586,7 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
     if leaf == "where" and len(extra) == 2:
         # where(c, a, b), a.where(c, b): one of the two, element by element, each where the
         # condition puts it (`where(x > 0, x, 1.0)` is positive).
-        cond, chosen = (extra[0], [operand, extra[-1]]) if method is not None else (operand, extra)
+        cond, chosen = _where_sides(method, operand, extra)
         truth = env.decided(cond)
         if truth is not None:
             return value_range(chosen[0] if truth else chosen[1], env, depth + 1)
@@ -723,12 +724,17 @@ def may_be_zero(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
         if isinstance(node, cst.Call):
             _, method, leaf, operand, extra = call_parts(node, env)
             if leaf == "where" and len(extra) == 2:
-                cond, chosen = (extra[0], [operand, extra[-1]]) if method is not None else (operand, extra)
+                cond, chosen = _where_sides(method, operand, extra)
                 return any(
                     truth is not False and IntervalSet.of(_refined(value_range(branch, env, depth + 1), cond, branch, polarity, env)).contains(0.0)
                     for branch, polarity, truth in zip(chosen, (True, False), _taken(env.decided(cond)))
                 )
     return IntervalSet.of(value_range(node, env, depth)).contains(0.0)
+
+
+def _where_sides(method, operand, extra: list) -> tuple[cst.BaseExpression, list[cst.BaseExpression]]:
+    """A where's condition and its two branches: `where(c, a, b)`, or the method `a.where(c, b)`."""
+    return (extra[0], [operand, extra[-1]]) if method is not None else (operand, extra)
 
 
 def _taken(truth: Optional[bool]) -> tuple[Optional[bool], Optional[bool]]:
@@ -744,8 +750,7 @@ def _refined(reach: Interval, cond: cst.BaseExpression, branch: cst.BaseExpressi
     region = IntervalSet.of(reach).intersect(where)
     if region.is_empty():
         return reach  # the branch is never taken; keep what is known of it
-    lo, hi = region.parts[0], region.parts[-1]
-    return Interval(lo.lo, hi.hi, lo.lo_closed, hi.hi_closed)
+    return region.hull()
 
 
 def _clamp_range(node: cst.Call, leaf: str, operand, extra: list, env: Env, depth: int) -> Interval:
@@ -766,15 +771,11 @@ def _clamp_range(node: cst.Call, leaf: str, operand, extra: list, env: Env, dept
         lower = lower if lower is not None else (extra[0] if extra else None)
         upper = upper if upper is not None else (extra[1] if len(extra) > 1 else None)
     result = x
-    if lower is not None and not _is_none(lower):  # clip(x, lo) is maximum(x, lo): `min=eps` is above 0
+    if lower is not None and not is_none(lower):  # clip(x, lo) is maximum(x, lo): `min=eps` is above 0
         result = _larger(result, value_range(lower, env, depth + 1))
-    if upper is not None and not _is_none(upper):
+    if upper is not None and not is_none(upper):
         result = _smaller(result, value_range(upper, env, depth + 1))
     return result
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _larger(a: Interval, b: Interval) -> Interval:
@@ -1051,10 +1052,9 @@ def is_epsilon(node: cst.BaseExpression, env: Env) -> bool:
         return bool(EPSILON_NAME.match(node.value))
     if isinstance(node, cst.Attribute):
         return bool(EPSILON_NAME.match(node.attr.value))
-    if isinstance(node, cst.Call) and not any(depends_on_data(arg.value, env) for arg in node.args):
-        if EPSILON_NAME.match(leaf_name(node.func) or ""):
-            return True  # backend.epsilon(), get_epsilon(x.dtype): of a dtype, not of data
     if isinstance(node, cst.Call):
+        if EPSILON_NAME.match(leaf_name(node.func) or "") and not any(depends_on_data(arg.value, env) for arg in node.args):
+            return True  # backend.epsilon(), get_epsilon(x.dtype): of a dtype, not of data
         # `float(finfo(t).eps)`, `tf.cast(self.epsilon, x.dtype)`: the same number (not `int(eps)`, 0).
         inner = positional(node)[0] if is_builtin(node.func, _FLOAT, env) and len(node.args) == 1 else carried_value(node, env)
         return inner is not None and is_epsilon(inner, env)

@@ -97,6 +97,11 @@ class IntervalSet:
                 out.append(Interval(lo, hi, not lo_open, hi_closed))
         return IntervalSet.of(*out)
 
+    def hull(self) -> Interval:
+        """The smallest interval holding every part (of a set that is not empty)."""
+        first, last = self.parts[0], self.parts[-1]
+        return Interval(first.lo, last.hi, first.lo_closed, last.hi_closed)
+
     def complement(self) -> "IntervalSet":
         out = []
         lo, lo_closed = -INF, False
