@@ -774,7 +774,10 @@ class Detector:
         # mask is rarely about how large the values get (`expm1(where(z > 0, z, 1.0))`), so there
         # the values decide, or a mask on the select's own condition (`_classify`). Nor against a
         # non-finite factor, which leaks at every value: where it does is decided there too.
-        if op.kind == "pole" and not domain.is_everything() and self._guarded(arg, env, 0, domain, sole_input=not _other_input_carries(node, arg, env)):
+        sole_input = not _other_input_carries(node, arg, env)
+        if op.kind == "pole" and not domain.is_everything() and self._guarded(arg, env, 0, domain, sole_input=sole_input):
+            return False
+        if op.kind == "pole" and sole_input and self._gated(arg, domain, op, env):
             return False
         if not can_reach(arg, domain, env) or self._checked_off_pole(arg, domain, env):
             return False
@@ -838,6 +841,19 @@ class Detector:
         # that carries a gradient is masked. (A where between two data, `where(c, -q, q)`, is not.)
         operands = [o for o in _operands(arg) if carries_gradient(o, env) and not is_epsilon(o, env)]
         return bool(operands) and all(self._guarded(o, env, depth + 1, domain, True, condition) for o in operands)
+
+    def _gated(self, arg: cst.BaseExpression, domain: IntervalSet, op: SingularOp, env: _Env, depth: int = 0) -> bool:
+        """`sqrt(relu(x))`: the argument is a function whose gradient selects 0 wherever its value
+        can lie on the op's pole (`GRADIENT_GATES`), so the NaN made there goes no further."""
+        if isinstance(arg, cst.Name) and depth < MAX_INDIRECTION and (value := assigned(arg, env)) is not None:
+            return self._gated(value[0], domain, op, value[1], depth + 1)
+        if not isinstance(arg, cst.Call):
+            return False
+        qualified = env.qualified(arg.func)
+        gate = self.catalog.gradient_gate(qualified, self._method(arg, qualified, env), self.imported_frameworks)
+        if gate is None or (gate[1] and not op.tf_eager_hides):
+            return False
+        return domain.intersect(IntervalSet.of(gate[0])).is_empty()
 
     def _checked_off_pole(self, arg: cst.BaseExpression, domain: IntervalSet, env: _Env) -> bool:
         """The function made sure before that the argument's variable is off the pole: after `if

@@ -5,8 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
+from nanlint.catalog.intervals import Interval
 from nanlint.catalog.tables import (
     BARRIERS,
+    GATES_ONLY_UNDER_XLA,
+    GRADIENT_GATE_METHODS,
+    GRADIENT_GATES,
     GRADIENT_SAFE,
     GUARDS_ITS_RESULT,
     SHAPE_ONLY,
@@ -100,6 +104,19 @@ class Catalog:
         if method is not None:
             return method in SELECTING_CLAMP_METHODS.get(framework, ())
         return any(name in SELECTING_CLAMPS for name in _candidates(qualified))
+
+    def gradient_gate(self, qualified: Optional[str], method: Optional[str], frameworks: frozenset[str]) -> Optional[tuple[Interval, bool]]:
+        """Where this function passes its cotangent on (`relu`: above 0; elsewhere its gradient
+        selects 0), and whether that holds only under XLA (TensorFlow's eager kernels multiply)."""
+        if method is not None:
+            for fw, gates in GRADIENT_GATE_METHODS.items():
+                if method in gates and fw in frameworks and self._enabled(fw):
+                    return gates[method], False
+            return None
+        name = next((n for n in _candidates(qualified) if n in GRADIENT_GATES), None)
+        if name is None or not self._enabled(framework_of(name) or ""):
+            return None
+        return GRADIENT_GATES[name], name in GATES_ONLY_UNDER_XLA
 
     def is_shape_only(self, qualified: Optional[str]) -> bool:
         """`zeros_like(x)`: only x's shape and dtype are read, so no gradient flows into it."""

@@ -784,6 +784,21 @@ SELECTING_CLAMPS = frozenset(
 )
 SELECTING_CLAMP_METHODS = {"torch": frozenset("maximum minimum fmax fmin clamp clip clamp_min clamp_max clamp_ clip_".split())}
 
+# Functions whose gradient passes the cotangent only where the input lies strictly inside an open
+# interval, and selects 0 elsewhere, its edges included: `relu(x)` sends back `where(x > 0, g, 0)`.
+# An op whose pole is only at those edges (`sqrt(relu(x))`, `1 / relu(x)` at 0) sends no NaN into
+# `x`: the select drops it. Probed at -1, 0 and 2 (and 6 for relu6) under jax.grad and jax.jit, torch
+# autograd, and TensorFlow eager, graph and XLA. TensorFlow's eager and graph kernels multiply by
+# the mask instead (`log(relu(x))` is NaN there): there it holds only for ops whose own gradient
+# returns 0 for a zero cotangent (`tf_eager_hides`).
+_RELU, _RELU6 = Interval(0.0, INF, False, False), Interval(0.0, 6.0, False, False)
+GRADIENT_GATES: dict[str, Interval] = {
+    **{name: _RELU for name in _expand("jnn.relu torch.relu torch.relu_ torch.nn.functional.relu tf.nn.relu")},
+    **{name: _RELU6 for name in _expand("jnn.relu6 torch.nn.functional.relu6 tf.nn.relu6")},
+}
+GRADIENT_GATE_METHODS: dict[str, dict[str, Interval]] = {"torch": {"relu": _RELU, "relu_": _RELU}}
+GATES_ONLY_UNDER_XLA = frozenset(_expand("tf.nn.relu tf.nn.relu6"))
+
 # Safe functions whose result may feed an op that is singular where they reach their own pole:
 # built on an outer where (`where(mask, fn(where(mask, x, p)), p)`), they zero the cotangent that
 # comes back there. Checked: `1 / distance(0)` has a finite gradient under jax.jit(jax.grad), and so

@@ -281,6 +281,12 @@ class WhereBranchSingularOp(Rule):
         # condition is false and `c / q` is the output there; the select hides nothing.
         Valid("import jax.numpy as jnp\ndef f(q, c):\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, c / q)\n"),
         Valid("import jax.numpy as jnp\ndef f(q, c, m):\n    omq2 = 1.0 - q * q\n    return jnp.where((omq2 == 0.0) & m, 0.0, c / q)\n"),
+        # `relu`'s gradient selects 0 wherever its value is 0 (point 111): the NaN that `sqrt` or
+        # `log` makes there goes no further. TensorFlow's eager kernel multiplies instead, which
+        # `sqrt`'s own eager gradient survives (it returns 0 for a zero cotangent).
+        Valid("import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(jax.nn.relu(x)), 0.0)\n"),
+        Valid("import torch\ndef f(x):\n    r = torch.relu(x)\n    return torch.where(x > 0, r.log(), 0.0)\n"),
+        Valid("import tensorflow as tf\ndef f(x):\n    return tf.where(x > 0, tf.sqrt(tf.nn.relu(x)), 0.0)\n"),
     )
     INVALID = (
         # ... but a check says nothing where it does not run on the way (point 101): in one arm of an
@@ -524,4 +530,10 @@ class WhereBranchSingularOp(Rule):
         # and `1 - q == 1` is true there.
         Invalid("import jax.numpy as jnp\ndef f(q, c, m):\n    omq2 = 1.0 - q * q\n    return jnp.where((omq2 == 0.0) | m, 0.0, c / q)\n", line=4),
         Invalid("import jax.numpy as jnp\ndef f(q, c):\n    omq = 1.0 - q\n    return jnp.where(omq == 1.0, 0.0, c / q)\n", line=4),
+        # ... but `log`'s eager TensorFlow gradient multiplies 0 by inf, and so does `relu`'s: NaN
+        # (run); a pole where `relu` passes its cotangent on (`arccos` at 1) is not dropped; nor is
+        # the numerator's derivative, 1 / relu(y).
+        Invalid("import tensorflow as tf\ndef f(x):\n    return tf.where(x > 0, tf.math.log(tf.nn.relu(x)), 0.0)\n", line=3),
+        Invalid("import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 0.5, jnp.arccos(jax.nn.relu(x)), 0.0)\n", line=4),
+        Invalid("import jax\nimport jax.numpy as jnp\ndef f(x, y):\n    return jnp.where(y > 0, x / jax.nn.relu(y), 0.0)\n", line=4),
     )

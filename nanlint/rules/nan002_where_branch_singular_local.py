@@ -150,6 +150,9 @@ class WhereBranchSingularLocal(Rule):
         ),
         # At `q == 0`, `omq2` is 1 and `seff` is selected: the select hides no pole (point 104).
         Valid("import jax.numpy as jnp\ndef f(q, c):\n    seff = c / q\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, seff)\n"),
+        # `relu`'s gradient is a select that drops the NaN made where its value is 0 (point 111);
+        # under XLA in TensorFlow, and eagerly because `sqrt`'s own gradient there is 0.
+        Valid("import tensorflow as tf\ndef vol(var):\n    v = tf.math.sqrt(tf.nn.relu(var))\n    return tf.where(v > 0.0, v, 0.0)\n"),
     )
     INVALID = (
         # ... but `i - 3` is negative for the first three: a pole at 0, where `s` is unselected.
