@@ -9,6 +9,7 @@ import pytest
 from nanlint.catalog.lookup import Catalog
 from nanlint.check import Checker
 from nanlint.config.settings import Settings
+from nanlint.fix.model import Applicability
 from nanlint.prefilter import Reported, Verdict, prefilter
 from nanlint.prefilter.textscan import scan_imports, spelled_calls
 from nanlint.prefilter.units import top_level_units
@@ -369,6 +370,37 @@ def test_a_straight_line_helper_the_kept_code_calls_is_kept_for_what_it_returns(
     assert "def _branchy" not in text and "def unrelated" not in text  # not straight-line; not called
     # The helpers' values guard `sqrt` and keep `log1p` off its pole; `_branchy`'s is unknown.
     assert [(f[0], f[1].row) for f in assert_same(source)] == [("NAN001", 26)]
+
+
+def test_a_branch_that_calls_a_helper_holding_an_op_is_kept_and_read_as_the_whole_file_is() -> None:
+    # Point 112: `_pade` divides by `x2`, which is 0 at `x == 0`, where its branch is not selected.
+    # `_smooth` has a derivative of its own (`custom_jvp`): autodiff never enters its body.
+    source = src("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.custom_jvp
+        def _smooth(x):
+            return jnp.sqrt(x)
+
+        @_smooth.defjvp
+        def _smooth_jvp(primals, tangents):
+            (x,), (t,) = primals, tangents
+            return _smooth(x), t * 0.5
+
+        def _pade(x, x2):
+            y = 1.0 / x2
+            return y * (1.0 + y)
+
+        def si(x):
+            x2 = x * x
+            return jnp.where(x2 > 16.0, jnp.cos(x) * _pade(x, x2), x)
+
+        def rounded(x):
+            return jnp.where(x > 0, _smooth(x), 0.0)
+    """)
+    assert "def _pade" in kept_text(source)
+    assert [(f[0], f[1].row, f[4]) for f in assert_same(source)] == [("NAN001", 19, Applicability.DISPLAY_ONLY)]
 
 
 def test_a_statement_glued_to_a_definition_keeps_its_bindings() -> None:

@@ -262,6 +262,14 @@ class Detector:
             self._inlined[key] = inlined(function, call) if function is not None else None
         return self._inlined[key]
 
+    def own_helper(self, call: cst.Call, env: "_Env") -> Optional[cst.FunctionDef]:
+        """The function this file defines at its top level that `call` calls by name, if one (the
+        prefilter knows those: `helper_holds_op`), and autodiff goes through its body: not one with
+        a derivative of its own (`@custom_jvp`), nor one never differentiated."""
+        binding = env.binding(call.func) if isinstance(call.func, cst.Name) else None
+        function = binding.function if binding is not None and binding.module_definition else None
+        return function if function is not None and not self._in_excluded_span(function.body) else None
+
     def _imported_helper(self, name: str) -> Optional[cst.FunctionDef]:
         """A helper imported from another module of the tree, read by libcst on first use."""
         if name not in self._helpers:
@@ -333,13 +341,13 @@ class Detector:
     def _env_at(self, node: cst.CSTNode) -> _Env:
         return _Env(self, self.index.scope_at(node), self.place(node))
 
-    def _in_excluded_span(self, call: cst.Call) -> bool:
+    def _in_excluded_span(self, node: cst.CSTNode) -> bool:
         if not self.never_differentiated:
             return False
-        unit = self.index.tree_holding(call).unit
+        unit = self.index.tree_holding(node).unit
         if not any(low < unit.end and unit.start < high for low, high in self.never_differentiated):
-            return False  # no span reaches the unit: no need to place the call
-        start = self.span(call)[0]
+            return False  # no span reaches the unit: no need to place the node
+        start = self.span(node)[0]
         return any(low <= start < high for low, high in self.never_differentiated)
 
     # --- the search ------------------------------------------------------------------------------
@@ -384,12 +392,15 @@ class Detector:
                         continue  # so does the op itself (`where(c, u / d, d / v)` through locals): no branch hides it
                     if holder is None and others and all(self._pole(use) in evaluated.poles(b) for b in others):
                         continue  # every branch meets the same pole (`where(c, a / m, b / m)`): the selected one is singular there too
-                    if holder is not None and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
-                        continue  # an inner select's op: only where this condition provably explains its pole
+                    # An op out of sight, in an inner select or in a helper the branch calls: only
+                    # where this condition provably explains its pole.
+                    out_of_sight = holder is not None or use.helper is not None
+                    if out_of_sight and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
+                        continue
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
                     if site is None or site.kind not in kinds or self.excluded(call):
                         continue
-                    if holder is not None and site.confidence is not Confidence.HIGH:
+                    if out_of_sight and site.confidence is not Confidence.HIGH:
                         continue
                     if id(branch) in uncertain:
                         site.confidence = Confidence.MEDIUM
@@ -1272,6 +1283,16 @@ class _BranchSearch(cst.CSTVisitor):
         use = detector._call_use(node, env)
         if use is not None:
             self.uses.append(use)
+        elif self.depth < self.limit and (helper := detector.own_helper(node, env)) is not None and (body := env.inlined(node)) is not None:
+            # A straight-line helper of this file computes its ops on the call's arguments:
+            # `_f(x, x2)` divides by `x2` if `_f` does. Its own selects and helpers are not read.
+            search = _BranchSearch(detector, env, self.scope, self.seen, self.depth + 1, self.limit)
+            visit(body, search)
+            self.uses += [
+                replace(found, node=node, inside=found.node, helper=helper)
+                for found in search.uses
+                if found.helper is None and found.via is None
+            ]
         # What a call reads: its arguments, and a method's receiver (not a called name: `f(x)` reads
         # `x`); not the argument of `zeros_like(x)`, whose values no gradient reaches.
         shape = detector._shape_argument(node, env)
@@ -1355,7 +1376,7 @@ class _Nested(NamedTuple):
         branch's own local first (what a user reads), held by the innermost definition."""
         if self.via is None:
             return use
-        return OpUse(use.op, use.framework, use.node, use.arg, use.leak_domain, via=self.via, definition=use.definition or self.definition)
+        return replace(use, via=self.via, definition=use.definition or self.definition)
 
     def through(self, nested: "_Nested") -> "_Nested":
         """A select nested in this one's branches, as the outer branch reaches it."""

@@ -57,6 +57,10 @@ class OpUse:
     leak_domain: IntervalSet  # narrowed for powers by their exponent
     via: Optional[cst.Name] = None  # indirect: the local name in the branch
     definition: Optional["Binding"] = None  # indirect: the binding whose value holds the op
+    # An op a helper of the file evaluates (`node` is then the call, `arg` the op's argument in the
+    # call's own terms, `inside` the op so written): its body read with the call's arguments (inline.py).
+    inside: Optional[cst.BaseExpression] = None
+    helper: Optional[cst.FunctionDef] = None
 
 
 @dataclass

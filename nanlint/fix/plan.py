@@ -92,6 +92,11 @@ class FixPlanner:
                 f"not finite at {source.op.domain_text}, where `{local}` = {source.op.value_at_pole:g} and this branch is not "
                 f"selected; masking `{local}` leaves it NaN. Write the condition without it: {source.op.without_it}",
             )
+        if site.use.helper is not None:
+            return Fix(
+                Applicability.DISPLAY_ONLY,
+                f"{title}: the op is inside `{site.use.helper.name.value}`; mask what this call passes it (double where), or mask inside the helper",
+            )
         if not site.use.op.elementwise:
             return Fix(
                 Applicability.DISPLAY_ONLY,

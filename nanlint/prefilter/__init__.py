@@ -127,6 +127,7 @@ def prefilter(
     for offset in offsets:
         by_unit.setdefault(unit_index(starts, offset), []).append(offset)
     plan = _Plan(source, units, screen, strings)
+    screen.helper_holds_op = plan.helper_holds_op
     for index, unit_offsets in sorted(by_unit.items()):
         if not plan.screen(index, unit_offsets):
             return whole_file(source, imports, find_helper)
@@ -225,6 +226,7 @@ class _Plan:
         # unit index -> the kept units it contributes: itself, or some of its members.
         self.kept: dict[int, list[Unit]] = {}
         self._context_offsets: Optional[list[int]] = None
+        self._helper_ops: dict[str, bool] = {}
 
     # --- the screen ---------------------------------------------------------------------------
     def screen(self, index: int, offsets: list[int]) -> bool:
@@ -341,6 +343,9 @@ class _Plan:
             helpers = {self.units[i].definition for i in visited if (self.units[i].definition or "").startswith("_")}
             wanted = {i for name in helpers for i in self._units_naming(name, starts)}
             wanted |= {i for i in with_context if self.units[i].words(self.source) & defined}
+            # A helper they call, which the detector reads at the call unless it is never differentiated.
+            called = set().union(*(self.units[i].called(self.source) for i in visited))
+            wanted |= {i for i in with_context if self.units[i].definition in called}
             # The base classes defined here that they name.
             spelled = set().union(*(self.units[i].words(self.source) for i in visited))
             wanted |= {i for i in with_context if self._class_names(i) & spelled}
@@ -429,6 +434,18 @@ class _Plan:
                     changed = True
         self._used, self._called = used, called
         return True
+
+    def helper_holds_op(self, name: str) -> bool:
+        """Whether the file defines a straight-line function `name` at its top level that applies
+        an op: the detector reads such a helper's ops where a branch calls it."""
+        if name not in self._helper_ops:
+            self._helper_ops[name] = False  # while it is read: a helper calling itself adds nothing
+            self._helper_ops[name] = any(self._applies_op(unit) for unit in self.units if unit.definition == name)
+        return self._helper_ops[name]
+
+    def _applies_op(self, unit: Unit) -> bool:
+        function = straight_line_function(unit.tree(self.source)) if _DEF.match(self.source, unit.start) else None
+        return function is not None and self.screen_.applies_op_in([s.value for s in function.body if isinstance(s, (ast.Assign, ast.Return))])
 
     def _straight_line_helper(self, unit: Unit) -> bool:
         """`def _safe(x): return ...`, `def save_exp(x): x = minimum(x, 20.0); return exp(x)`."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS, NONFINITE_NAMES, Arg, SelectFunction
@@ -59,6 +59,9 @@ class Screen:
         self._selects = _Lookup(catalog.select, catalog.select_function_leaves, imports)
         self._ops = _Lookup(catalog.op, catalog.op_function_leaves, imports)
         self._masks = _NanMasks(catalog, imports) if reported.nan_masks else None
+        # Whether a function of the file by this name applies an op: a branch that calls it does
+        # (the detector reads a helper's ops at its call). Set once the file's units are known.
+        self.helper_holds_op: Callable[[str], bool] = lambda name: False
 
     def may_hold_finding(self, node: ast.AST, module_level: bool = False, at: Optional[Sequence[Position]] = None, walrus: bool = True) -> bool:
         """Whether the detector could report anything in `node` (a function, class member or statement).
@@ -178,6 +181,9 @@ class Screen:
         and the names it reads."""
         return _scan_for([node], self._applies_op)
 
+    def applies_op_in(self, nodes: list[ast.AST]) -> bool:
+        return _scan_for(list(nodes), self._applies_op)[0]
+
     def _applies_op(self, node: ast.AST) -> bool:
         kind = type(node)
         return (kind is ast.Call and (self._is_op_call(node) or self._puts_placeholder(node))) or (kind is ast.BinOp and _operator_may_leak(node))
@@ -193,6 +199,8 @@ class Screen:
         dotted = _dotted(call.func)
         if dotted is None:
             return type(call.func) is ast.Attribute and call.func.attr in self.op_methods
+        if type(call.func) is ast.Name and self.helper_holds_op(call.func.id):
+            return True
         if len(dotted) > 1 and dotted[-1] in self.op_methods:
             return True  # a method of data (`x.sqrt()`), or of an import that a local may shadow
         return self._ops.entry(self._qualified_candidates(dotted, self._ops)) is not None

@@ -7,7 +7,7 @@ import libcst as cst
 from nanlint.analysis.detector import OPERATORS, Detector
 from nanlint.analysis.masking import domain_condition
 from nanlint.analysis.sites import LeakSite, MaskSite, Site, SiteKind
-from nanlint.analysis.tree import code
+from nanlint.analysis.tree import bare_code, code
 from nanlint.diagnostics import Diagnostic, Related
 from nanlint.fix.model import Location
 from nanlint.rules import BY_KIND
@@ -40,6 +40,9 @@ def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnosti
     related = []
     if site.use.via is not None:
         related.append(Related(f"`{facts['local']}` is computed by `{facts['op']}` here", *detector.locations(site.use.node)))
+    if site.use.helper is not None:
+        inside, helper = _snippet(bare_code(site.use.inside)), site.use.helper.name.value
+        related.append(Related(f"`{helper}` computes `{inside}` with this call's arguments, whose derivative is not finite at {site.use.op.domain_text}", *detector.locations(site.use.helper.name)))
     if site.nested_in is not None and site.branch.cond is not None:
         row = detector.locations(site.select)[0].row
         related.append(Related(f"the `{site.select_display}` on line {row} encloses the select that holds it; where `{facts['cond']}` leaves its {facts['branch']} branch unselected, the op is at its pole", *detector.locations(site.branch.cond)))

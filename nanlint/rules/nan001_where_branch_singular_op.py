@@ -287,6 +287,14 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(jax.nn.relu(x)), 0.0)\n"),
         Valid("import torch\ndef f(x):\n    r = torch.relu(x)\n    return torch.where(x > 0, r.log(), 0.0)\n"),
         Valid("import tensorflow as tf\ndef f(x):\n    return tf.where(x > 0, tf.sqrt(tf.nn.relu(x)), 0.0)\n"),
+        # A helper's op (point 112) is reported only where the condition provably puts it at its
+        # pole, as an inner select's is: `t / (c * s)` written in place is a medium finding.
+        Valid("import jax.numpy as jnp\ndef _ratio(a, b):\n    return a / b\ndef f(t, c, s):\n    return jnp.where(t < c, _ratio(t, c * s), 1.0)\n"),
+        # ... and never inside a function with a derivative of its own: autodiff does not enter it.
+        Valid(
+            "import jax\nimport jax.numpy as jnp\n@jax.custom_jvp\ndef _root(x):\n    return jnp.sqrt(x)\n"
+            "_root.defjvps(lambda t, y, x: t * 0.5)\ndef f(x):\n    return jnp.where(x > 0, _root(x), 0.0)\n"
+        ),
     )
     INVALID = (
         # ... but a check says nothing where it does not run on the way (point 101): in one arm of an
@@ -536,4 +544,12 @@ class WhereBranchSingularOp(Rule):
         Invalid("import tensorflow as tf\ndef f(x):\n    return tf.where(x > 0, tf.math.log(tf.nn.relu(x)), 0.0)\n", line=3),
         Invalid("import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 0.5, jnp.arccos(jax.nn.relu(x)), 0.0)\n", line=4),
         Invalid("import jax\nimport jax.numpy as jnp\ndef f(x, y):\n    return jnp.where(y > 0, x / jax.nn.relu(y), 0.0)\n", line=4),
+        # A straight-line helper of the file computes its ops on the call's arguments (point 112):
+        # `_pade` divides by `x2`, 0 at `x == 0`, where its branch is not selected. The fix is the
+        # author's to place (in the helper, or on what the call passes): it is display-only.
+        Invalid(
+            "import jax.numpy as jnp\ndef _pade(x, x2):\n    y = 1.0 / x2\n    return y * (1.0 + y)\n"
+            "def si(x):\n    x2 = x * x\n    return jnp.where(x2 > 16.0, jnp.cos(x) * _pade(x, x2), x)\n",
+            line=7,
+        ),
     )
