@@ -403,6 +403,35 @@ def test_a_branch_that_calls_a_helper_holding_an_op_is_kept_and_read_as_the_whol
     assert [(f[0], f[1].row, f[4]) for f in assert_same(source)] == [("NAN001", 19, Applicability.DISPLAY_ONLY)]
 
 
+def test_a_helper_is_told_by_its_statements_not_by_its_docstring() -> None:
+    # The screen rules out a helper with an indented `if ...:` line before parsing it, but not for
+    # such a line inside a triple-quoted string.
+    source = src("""
+        import jax.numpy as jnp
+
+        def _inverse(x2):
+            \"\"\"The reciprocal,
+            if x2 is nonzero:
+                1 / x2
+            \"\"\"
+            return 1.0 / x2
+
+        def _branchy(x2):
+            if x2 is None:
+                return 0.0
+            return 1.0 / x2
+
+        def f(x):
+            x2 = x * x
+            return jnp.where(x2 > 1.0, _inverse(x2), 0.0)
+
+        def g(x):
+            x2 = x * x
+            return jnp.where(x2 > 1.0, _branchy(x2), 0.0)
+    """)
+    assert [(f[0], f[1].row) for f in assert_same(source)] == [("NAN001", 17)]
+
+
 def test_a_statement_glued_to_a_definition_keeps_its_bindings() -> None:
     # `(a, b) = ...` starts with a bracket, so the cut leaves it in the unit of the `def` above it.
     source = src("""

@@ -27,7 +27,7 @@ from typing import Optional
 
 from nanlint.catalog.lookup import Catalog
 from nanlint.prefilter.contexts import BASE_WORD_ENDINGS, PRIMAL_WORDS, Contexts, may_have_contexts
-from nanlint.prefilter.helpers import Helper, HelperFinder, imported_helpers, straight_line_function
+from nanlint.prefilter.helpers import DEFINITION, FileHelpers, Helper, HelperFinder, imported_helpers, straight_line_function
 from nanlint.prefilter.reexports import Resolver, resolve_imports
 from nanlint.prefilter.screen import Reported, Screen
 from nanlint.prefilter.syntax import Position, parse
@@ -37,7 +37,6 @@ from nanlint.prefilter.units import MEMBER_WRAPPER, Unit, class_members, top_lev
 __all__ = ["MEMBER_WRAPPER", "Prefiltered", "Reported", "Unit", "Verdict", "prefilter"]
 
 _CLASS = re.compile(r"(?:@[^\n]*\n)*class\b")
-_DEF = re.compile(r"(?:@[^\n]*\n)*def\b")
 # A later line at column 0 after a `def` or `class` that can bind names: `(a, b) = f()`, `[c] = g()`.
 _BINDING_AFTER_DEFINITION = re.compile(r"\n[(\[*]")
 # The dotted name before a called name on its line (`jnp.` in `jnp.where(`), and what, just before
@@ -127,7 +126,7 @@ def prefilter(
     for offset in offsets:
         by_unit.setdefault(unit_index(starts, offset), []).append(offset)
     plan = _Plan(source, units, screen, strings)
-    screen.helper_holds_op = plan.helper_holds_op
+    screen.helpers = FileHelpers(source, units, strings)
     for index, unit_offsets in sorted(by_unit.items()):
         if not plan.screen(index, unit_offsets):
             return whole_file(source, imports, find_helper)
@@ -226,7 +225,6 @@ class _Plan:
         # unit index -> the kept units it contributes: itself, or some of its members.
         self.kept: dict[int, list[Unit]] = {}
         self._context_offsets: Optional[list[int]] = None
-        self._helper_ops: dict[str, bool] = {}
 
     # --- the screen ---------------------------------------------------------------------------
     def screen(self, index: int, offsets: list[int]) -> bool:
@@ -435,21 +433,9 @@ class _Plan:
         self._used, self._called = used, called
         return True
 
-    def helper_holds_op(self, name: str) -> bool:
-        """Whether the file defines a straight-line function `name` at its top level that applies
-        an op: the detector reads such a helper's ops where a branch calls it."""
-        if name not in self._helper_ops:
-            self._helper_ops[name] = False  # while it is read: a helper calling itself adds nothing
-            self._helper_ops[name] = any(self._applies_op(unit) for unit in self.units if unit.definition == name)
-        return self._helper_ops[name]
-
-    def _applies_op(self, unit: Unit) -> bool:
-        function = straight_line_function(unit.tree(self.source)) if _DEF.match(self.source, unit.start) else None
-        return function is not None and self.screen_.applies_op_in([s.value for s in function.body if isinstance(s, (ast.Assign, ast.Return))])
-
     def _straight_line_helper(self, unit: Unit) -> bool:
         """`def _safe(x): return ...`, `def save_exp(x): x = minimum(x, 20.0); return exp(x)`."""
-        return bool(_DEF.match(self.source, unit.start)) and straight_line_function(unit.tree(self.source)) is not None
+        return bool(DEFINITION.match(self.source, unit.start)) and straight_line_function(unit.tree(self.source)) is not None
 
     def imported_helpers(self, imports: Imports, find: HelperFinder) -> tuple[dict[str, Helper], set[str]]:
         """The helpers the kept imports bring in from other modules of the tree, and the files read."""

@@ -14,16 +14,22 @@ import ast
 import builtins
 import dataclasses
 import os
+import re
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from nanlint.limits import MAX_HELPER_STEPS
 from nanlint.prefilter.reexports import MAX_MODULE_BYTES, ArrayModules
 from nanlint.prefilter.syntax import parsed
 from nanlint.prefilter.textscan import Imports, scan_imports
-from nanlint.prefilter.units import Unit, top_level_units, triple_quoted_spans
+from nanlint.prefilter.units import Unit, holds_compound_statement, top_level_units, triple_quoted_spans
+
+if TYPE_CHECKING:
+    from nanlint.prefilter.screen import Screen
 
 _BUILTINS = frozenset(dir(builtins))
+# A unit that is a function: its decorators, then `def`.
+DEFINITION = re.compile(r"(?:@[^\n]*\n)*def\b")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +56,36 @@ def straight_line_function(tree: Optional[ast.Module]) -> Optional[ast.FunctionD
     if len(steps) > MAX_HELPER_STEPS or not all(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) for s in steps):
         return None
     return function if body and isinstance(body[-1], ast.Return) and body[-1].value is not None else None
+
+
+class FileHelpers:
+    """The straight-line functions a file defines at its top level that apply an op: the detector
+    reads a helper's ops where a branch calls it, so the screen keeps such a branch. The screen
+    passes itself in; keeping it here would tie the two in a cycle that outlives the file."""
+
+    def __init__(self, source: str, units: list[Unit], strings: list[int]) -> None:
+        self.source, self.strings = source, strings
+        self._units: dict[str, list[Unit]] = {}
+        for unit in units:
+            if unit.definition is not None:
+                self._units.setdefault(unit.definition, []).append(unit)
+        self._holds: dict[str, bool] = {}
+
+    def holds_op(self, name: str, screen: "Screen") -> bool:
+        if name not in self._holds:
+            self._holds[name] = False  # while it is read: a helper calling itself adds nothing
+            self._holds[name] = any(self._applies_op(unit, screen) for unit in self._units.get(name, ()))
+        return self._holds[name]
+
+    def _applies_op(self, unit: Unit, screen: "Screen") -> bool:
+        if (
+            not DEFINITION.match(self.source, unit.start)
+            or not screen.may_apply_op_in_text(unit.text(self.source))
+            or holds_compound_statement(self.source, unit, self.strings)
+        ):
+            return False  # told without parsing it
+        function = straight_line_function(unit.tree(self.source))
+        return function is not None and screen.applies_op_in([s.value for s in function.body if isinstance(s, (ast.Assign, ast.Return))])
 
 
 class ImportedHelpers:

@@ -16,14 +16,18 @@ framework the file imports (`x.where`, or an imported name that a local may rebi
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS, NONFINITE_NAMES, Arg, SelectFunction
 from nanlint.limits import MAX_DEPTH, MAX_INDIRECTION
 from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, leaf_name, start_position
 from nanlint.prefilter.textscan import Imports
+
+if TYPE_CHECKING:
+    from nanlint.prefilter.helpers import FileHelpers
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -59,9 +63,10 @@ class Screen:
         self._selects = _Lookup(catalog.select, catalog.select_function_leaves, imports)
         self._ops = _Lookup(catalog.op, catalog.op_function_leaves, imports)
         self._masks = _NanMasks(catalog, imports) if reported.nan_masks else None
-        # Whether a function of the file by this name applies an op: a branch that calls it does
-        # (the detector reads a helper's ops at its call). Set once the file's units are known.
-        self.helper_holds_op: Callable[[str], bool] = lambda name: False
+        # The file's helpers that apply an op: a branch that calls one does (the detector reads a
+        # helper's ops at its call). Set once the file's units are known.
+        self.helpers: Optional[FileHelpers] = None
+        self._op_text: Optional[re.Pattern] = None
 
     def may_hold_finding(self, node: ast.AST, module_level: bool = False, at: Optional[Sequence[Position]] = None, walrus: bool = True) -> bool:
         """Whether the detector could report anything in `node` (a function, class member or statement).
@@ -184,6 +189,16 @@ class Screen:
     def applies_op_in(self, nodes: list[ast.AST]) -> bool:
         return _scan_for(list(nodes), self._applies_op)[0]
 
+    def may_apply_op_in_text(self, text: str) -> bool:
+        """Whether `text` can hold what `_applies_op` looks for, told before parsing it: an op's
+        name or an alias of one, an operator that may leak, a non-finite name, or `float`."""
+        if self._op_text is None:
+            leaves = self.catalog.op_function_leaves
+            words = {*leaves, *self.op_methods, *NONFINITE_NAMES, "float"}
+            words |= {alias for alias, name in self.imports.renamed.items() if name in leaves}
+            self._op_text = re.compile(r"[/%]|\*\*|\b(?:" + "|".join(sorted(map(re.escape, words))) + r")\b")
+        return self._op_text.search(text) is not None
+
     def _applies_op(self, node: ast.AST) -> bool:
         kind = type(node)
         return (kind is ast.Call and (self._is_op_call(node) or self._puts_placeholder(node))) or (kind is ast.BinOp and _operator_may_leak(node))
@@ -199,7 +214,7 @@ class Screen:
         dotted = _dotted(call.func)
         if dotted is None:
             return type(call.func) is ast.Attribute and call.func.attr in self.op_methods
-        if type(call.func) is ast.Name and self.helper_holds_op(call.func.id):
+        if type(call.func) is ast.Name and self.helpers is not None and self.helpers.holds_op(call.func.id, self):
             return True
         if len(dotted) > 1 and dotted[-1] in self.op_methods:
             return True  # a method of data (`x.sqrt()`), or of an import that a local may shadow

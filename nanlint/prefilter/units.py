@@ -226,6 +226,16 @@ def _escaped(source: str, offset: int) -> bool:
     return backslashes % 2 == 1
 
 
+# The header of a compound statement on a line of its own (`    if c:`, `    for x in xs:  # ...`):
+# a straight-line function's body has none (`match` and `case`, soft keywords, are left to the parse).
+_COMPOUND_HEADER = re.compile(r"^[ \t]+(?:if|elif|else|for|while|with|try|except|finally|def|class|async)\b[^\n]*:[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+def holds_compound_statement(source: str, unit: Unit, strings: list[int]) -> bool:
+    """Whether the unit's text shows an indented compound statement outside triple-quoted strings."""
+    return any(not _inside(strings, m.start()) for m in _COMPOUND_HEADER.finditer(source, unit.start, unit.end))
+
+
 def _inside(spans: list[int], offset: int) -> bool:
     return bisect.bisect_right(spans, offset) % 2 == 1
 
