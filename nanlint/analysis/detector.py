@@ -264,7 +264,7 @@ class Detector:
 
     def own_helper(self, call: cst.Call, env: "_Env") -> Optional[cst.FunctionDef]:
         """The function this file defines at its top level that `call` calls by name, if one (the
-        prefilter knows those: `helper_holds_op`), and autodiff goes through its body: not one with
+        prefilter knows those: `FileHelpers`), and autodiff goes through its body: not one with
         a derivative of its own (`@custom_jvp`), nor one never differentiated."""
         binding = env.binding(call.func) if isinstance(call.func, cst.Name) else None
         function = binding.function if binding is not None and binding.module_definition else None

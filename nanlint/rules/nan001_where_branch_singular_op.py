@@ -41,7 +41,10 @@ class WhereBranchSingularOp(Rule):
     spelling of `where` and the same condition. It is safe when the condition is a pure expression
     (names, attributes, constants, comparisons, arithmetic): the program computes the same values
     everywhere. When the condition calls a function it must be evaluated once and hoisted into a
-    local, which makes the fix unsafe. Non-elementwise ops (norms) are display-only.
+    local, which makes the fix unsafe. Non-elementwise ops (norms) are display-only, and so is an
+    op inside a straight-line helper of the file that the branch calls (reported at the call, only
+    where the condition provably puts it at its pole): mask it in the helper, or mask what the call
+    passes.
 
     ## References
     - JAX FAQ: "Gradients contain NaN where using where"
