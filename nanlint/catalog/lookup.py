@@ -8,7 +8,6 @@ from typing import Optional
 from nanlint.catalog.intervals import Interval
 from nanlint.catalog.tables import (
     BARRIERS,
-    GATES_ONLY_UNDER_XLA,
     GRADIENT_GATE_METHODS,
     GRADIENT_GATES,
     GRADIENT_SAFE,
@@ -114,9 +113,10 @@ class Catalog:
                     return gates[method], False
             return None
         name = next((n for n in _candidates(qualified) if n in GRADIENT_GATES), None)
-        if name is None or not self._enabled(framework_of(name) or ""):
+        framework = framework_of(name) if name is not None else None
+        if framework is None or not self._enabled(framework):
             return None
-        return GRADIENT_GATES[name], name in GATES_ONLY_UNDER_XLA
+        return GRADIENT_GATES[name], framework == "tensorflow"
 
     def is_shape_only(self, qualified: Optional[str]) -> bool:
         """`zeros_like(x)`: only x's shape and dtype are read, so no gradient flows into it."""

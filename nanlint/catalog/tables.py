@@ -797,7 +797,6 @@ GRADIENT_GATES: dict[str, Interval] = {
     **{name: _RELU6 for name in _expand("jnn.relu6 torch.nn.functional.relu6 tf.nn.relu6")},
 }
 GRADIENT_GATE_METHODS: dict[str, dict[str, Interval]] = {"torch": {"relu": _RELU, "relu_": _RELU}}
-GATES_ONLY_UNDER_XLA = frozenset(_expand("tf.nn.relu tf.nn.relu6"))
 
 # Safe functions whose result may feed an op that is singular where they reach their own pole:
 # built on an outer where (`where(mask, fn(where(mask, x, p)), p)`), they zero the cotangent that
