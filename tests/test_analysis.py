@@ -178,6 +178,38 @@ def test_what_is_configuration(expression: str, configuration: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("attribute", "configuration"),
+    [
+        # What a method's class stores into `self.attr`, every store: Python numbers or not.
+        ("self.radius", True),  # `radius: float`
+        ("self.half", True),  # `self.radius / 2`
+        ("self.size", True),  # `float(size)`: a Python number whatever `size` is
+        ("self.root", True),  # `math.sqrt(radius)`
+        ("self.weight", False),  # `nnx.Param(1.0)`: a trainable leaf made of a Python number
+        ("self.scale", False),  # `jnp.asarray(radius)`: an array, a module's parameter
+        ("self.steps", False),  # `self.steps += 1`: not one known value
+        ("self.pair", False),  # stored by unpacking
+        ("self.mixed", False),  # one of its stores is data
+        ("self.unknown", False),  # never stored here: a base class may store anything
+        ("other.radius", False),  # not the receiver's
+    ],
+)
+def test_what_a_class_stores_in_an_attribute_is_configuration(attribute: str, configuration: bool) -> None:
+    source = (
+        "import math\nimport jax.numpy as jnp\nfrom flax import nnx\n"
+        "class Layer:\n"
+        "    def __init__(self, radius: float, size, x):\n"
+        "        self.radius = radius\n        self.half = self.radius / 2\n        self.size = float(size)\n"
+        "        self.root = math.sqrt(radius)\n        self.weight = nnx.Param(1.0)\n        self.scale = jnp.asarray(radius)\n"
+        "        self.steps = 0\n        self.pair, self.rest = radius, radius\n        self.mixed = radius\n"
+        "    def step(self, x):\n        self.steps += 1\n        self.mixed = x\n"
+        "    def __call__(self, x, other):\n        return {}\n"
+    )
+    value, env = returned(source.format(attribute))
+    assert is_configuration(value, env) is configuration
+
+
+@pytest.mark.parametrize(
     ("expression", "carries"),
     [
         # No gradient flows back through sizes, indices, truth values, integer casts and constants

@@ -621,6 +621,58 @@ def test_only_a_jax_while_loop_body_is_skipped() -> None:
     assert assert_same(bare) == []
 
 
+def test_the_methods_that_store_an_attribute_a_kept_method_reads_are_kept_with_it() -> None:
+    # `self.radius` is one Python number if every store of the class says so: the stores are read.
+    source = src('''
+        import jax.numpy as jnp
+
+        class Cutoff:
+            def __init__(self, radius: float, width: float):
+                self.radius = radius
+                self.width = width
+
+            def reset(self):
+                self.count = 0
+
+            def resize(self, radius: float):
+                self.radius = radius
+
+            def __call__(self, r):
+                return jnp.where(r < self.radius, 1.0 - r / self.radius, 0.0)
+    ''')
+    text = kept_text(source)
+    assert "def __init__" in text and "def resize" in text and "def __call__" in text
+    assert "def reset" not in text  # it stores nothing `__call__` reads
+    assert assert_same(source) == []  # `r / self.radius`: no pole the where decides
+
+
+def test_an_attribute_some_store_makes_an_array_is_read_from_all_its_stores_or_none() -> None:
+    # `setup` stores an array into `threshold`: it is no Python number, whatever `__init__` stores.
+    # `__init__` is kept for `gain`; it stores `threshold` too, so `setup` is kept as well: the
+    # analysis must not see `threshold = None` alone.
+    source = src('''
+        import torch
+        from torch import nn
+
+        class Loudness(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gain = 0.5
+                self.threshold = None
+
+            def setup(self, values):
+                self.threshold = nn.Parameter(torch.tensor(values), requires_grad=False)
+
+            def forward(self, x):
+                a = torch.pow(self.threshold / 0.5, 0.23)
+                return torch.where(x < self.threshold, 0.0, self.gain * a * x)
+    ''')
+    text = kept_text(source)
+    assert "def __init__" in text and "def setup" in text
+    (finding,) = assert_same(source)
+    assert finding[0] == "NAN002"
+
+
 def test_only_the_class_members_that_call_a_select_are_parsed_and_kept() -> None:
     source = src('''
         import jax.numpy as jnp

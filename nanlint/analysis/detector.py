@@ -14,6 +14,7 @@ from typing import Iterator, NamedTuple, Optional
 
 import libcst as cst
 
+from nanlint.analysis.attributes import AttributeStores
 from nanlint.analysis.checks import checks_before, may_check
 from nanlint.analysis.conditions import (
     affine_base,
@@ -184,6 +185,10 @@ class _Env:
     def checked(self, node: cst.CSTNode) -> tuple:
         return self.detector.checked(node, self.scope, self.place)
 
+    def attribute_stores(self, node: cst.Attribute) -> Optional[list[tuple[cst.BaseExpression, "_Env"]]]:
+        stores = self.detector.attributes.of(node, self.scope)
+        return None if stores is None else [(value, _Env(self.detector, scope, place)) for value, scope, place in stores]
+
 
 class Detector:
     def __init__(
@@ -221,6 +226,7 @@ class Detector:
         self._names_read: dict[int, dict[str, list[cst.Name]]] = {}
         self._may_check: dict[int, bool] = {}
         self.index = ScopeIndex(trees, self._may_select, list(defined), aliases or {})
+        self.attributes = AttributeStores(self.index)
 
     def index_names(self, scope: Scope) -> frozenset[str]:
         """The names a function uses as a whole array index (`a[k]`, `a[i, j]`)."""
@@ -1079,10 +1085,26 @@ class Detector:
         """The op's argument is configuration (`1.0 / radius` with `radius: float`): at its pole for
         every element or for none. The where does not decide where the pole is reached (if it is, the
         branch is infinite wherever it is selected), unless its condition tests the configuration
-        itself (`where(r > 0, x / r, 0.0)` selects nothing when `r == 0`: a leak)."""
-        if branch.cond is None or not is_configuration(use.arg, _where_computed(use, env)):
+        itself (`where(r > 0, x / r, 0.0)` selects nothing when `r == 0`: a leak), or is drawn with
+        it (`where(bernoulli(key, q), x / q, 0.0)` selects nothing when `q == 0`: a leak)."""
+        arg_env = _where_computed(use, env)
+        if branch.cond is None or not is_configuration(use.arg, arg_env):
+            return False
+        if self._drawn_with(branch.cond, env, self._variables(use.arg, arg_env, 4)):
             return False
         return not self._tests_configuration(branch.cond, env)
+
+    def _drawn_with(self, cond: cst.BaseExpression, env: _Env, names: set[str]) -> bool:
+        """Whether the condition is, a few locals deep, a random draw that reads one of `names`
+        (`keep = broadcast_to(keep, shape)` after `keep = bernoulli(key, q, shape)`)."""
+        pending = [(cond, env)]
+        for _ in range(MAX_INDIRECTION + 1):
+            for part, here in pending:
+                for node in walk(part):
+                    if isinstance(node, cst.Call) and draws_at_random(node, here) and self._variables(node, here, 4) & names:
+                        return True
+            pending = [value for part, here in pending for name in _loads(part) if (value := assigned(name, here)) is not None]
+        return False
 
     def _tests_configuration(self, cond: cst.BaseExpression, env: _Env) -> bool:
         """Whether the condition is configuration (`where(flag, ...)`), or a comparison in it, read

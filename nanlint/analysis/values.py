@@ -68,9 +68,11 @@ from nanlint.catalog.tables import (
     NUMBER_BUILTINS,
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
+    PYTHON_NUMBER_MODULES,
     PYTHON_RANGES,
     RANDOM_NAME,
     RANGES,
+    SCALAR_CONVERSIONS,
     REQUIRES_GRAD_KEYWORD,
     REQUIRES_GRAD_METHODS,
     REMAINDERS,
@@ -138,6 +140,11 @@ class Env(Protocol):
     def inlined(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         """What a call of a straight-line helper (of the file, or imported from the tree) returns, in
         the call's arguments (inline.py)."""
+        ...
+
+    def attribute_stores(self, node: cst.Attribute) -> Optional[list[tuple[cst.BaseExpression, "Env"]]]:
+        """What a method's class stores into `self.attr`, each value where it is stored: every
+        store, or None (attributes.py)."""
         ...
 
     def unconditioned(self) -> "Env":
@@ -345,6 +352,13 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
         return is_configuration(node.left, env, depth + 1) and is_configuration(node.right, env, depth + 1)
     if isinstance(node, cst.IfExp):  # a Python `if` picks one of the two, the same for every element
         return is_configuration(node.body, env, depth + 1) and is_configuration(node.orelse, env, depth + 1)
+    if isinstance(node, cst.Attribute):  # `self.radius`, stored from `radius: float` in `__init__`
+        stores = env.attribute_stores(node)
+        return stores is not None and all(
+            is_configuration(value, here, depth + BINDING_COST) and not _builds_array(value, here, depth + BINDING_COST) for value, here in stores
+        )
+    if isinstance(node, cst.Call) and is_builtin(node.func, SCALAR_CONVERSIONS, env):
+        return True  # `float(cutoff)`: a Python number, whatever it converts (a tracer cannot be)
     if isinstance(node, cst.Call) and ((qualified := env.qualified(node.func)) is not None or is_builtin(node.func, NUMBER_BUILTINS, env)):
         leaf = leaf_name(node.func)
         if leaf in VARYING_CONSTRUCTORS or RANDOM_NAME.search(qualified or "") is not None:
@@ -353,6 +367,21 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
             fill = argument_at(node, FILL_ARGUMENT[leaf])
             return fill is not None and is_configuration(fill, env, depth + 1)
         return all(is_configuration(arg.value, env, depth + 1) for arg in node.args)
+    return False
+
+
+def _builds_array(node: cst.BaseExpression, env: Env, depth: int) -> bool:
+    """Whether a library call (not Python's, not `math`'s) builds the value, directly or through the
+    locals it reads: an array. Stored in a module's attribute (`self.w = nnx.Param(1.0)`,
+    `self.s = jnp.asarray(s)`), an array is a leaf the module's parameters are taken from, though it
+    is made of Python numbers; a Python number is not (`eqx.filter_grad` differentiates arrays)."""
+    if depth > _MAX_NESTING:
+        return True
+    for part in walk(node):
+        if isinstance(part, cst.Call) and (qualified := env.qualified(part.func)) is not None and qualified.split(".")[0] not in PYTHON_NUMBER_MODULES:
+            return True
+        if isinstance(part, cst.Name) and (value := assigned(part, env)) is not None and _builds_array(*value, depth + BINDING_COST):
+            return True
     return False
 
 

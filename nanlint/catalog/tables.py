@@ -1018,6 +1018,9 @@ BUILTINS_WITHOUT_GRADIENT = frozenset({"len", "int", "bool", "range", "str", "ro
 ANNOTATIONS_WITHOUT_GRADIENT = frozenset({"int", "bool", "str"})
 # Python builtins that make a Python number of Python numbers (`max(eps, 1e-7)`).
 NUMBER_BUILTINS = frozenset({"max", "min", "abs", "float", "int", "round", "pow"})
+# Builtins that return a Python number whatever they are given: under jit a traced value raises
+# there, and torch's `float(t)` leaves the graph.
+SCALAR_CONVERSIONS = frozenset({"float", "int", "bool"})
 # A parameter annotated with one of these is one Python number, the same for every element.
 SCALAR_ANNOTATIONS = frozenset({"float", "int", "bool"})
 # Casts by last name: their dtype argument decides whether the result carries a gradient.
@@ -1036,6 +1039,8 @@ NO_GRADIENT_PATH_IN: dict[str, frozenset[str]] = {
 # Modules that compute on the host: their results are NumPy arrays or Python numbers, which no
 # framework records a gradient through (given a traced value, they fail).
 HOST_MODULES = frozenset({"numpy", "math", "scipy"})
+# Modules whose functions return Python numbers (`math.sqrt(r)`), never an array.
+PYTHON_NUMBER_MODULES = frozenset({"math"})
 # Dtypes of values without a gradient: a cast to one (`x.astype(jnp.int32)`, `x.long()`) ends the way.
 INTEGER_DTYPES: frozenset[str] = frozenset(
     "int8 int16 int32 int64 uint8 uint16 uint32 uint64 int long short byte bool bool_".split()

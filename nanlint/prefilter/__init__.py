@@ -31,6 +31,7 @@ from nanlint.prefilter.helpers import DEFINITION, FileHelpers, Helper, HelperFin
 from nanlint.prefilter.reexports import Resolver, resolve_imports
 from nanlint.prefilter.screen import Reported, Screen
 from nanlint.prefilter.syntax import Position, parse
+from nanlint.prefilter.stores import receiver_attributes, receiver_stores
 from nanlint.prefilter.textscan import Call, Imports, imports_under_another_name, scan_imports, spelled_calls, word_offsets
 from nanlint.prefilter.units import MEMBER_WRAPPER, Unit, class_members, top_level_units, triple_quoted_spans, unit_index
 
@@ -139,6 +140,7 @@ def prefilter(
     plan.drop_never_differentiated(never, by_unit)
     if not plan.kept:
         return Prefiltered(Verdict.NOTHING, imports)
+    plan.keep_attribute_stores()
     if not plan.close_over_bindings():
         return whole_file(source, imports, find_helper)
     helpers, read = plan.imported_helpers(imports, find_helper) if find_helper is not None else ({}, set())
@@ -292,16 +294,16 @@ class _Plan:
                 continue
             if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 return [unit]
-            kept.append(self._member_unit(member, unit.base_line))
+            kept.append(self._member_unit(member, unit))
         return kept
 
-    def _member_unit(self, node: ast.stmt, base_line: int) -> Unit:
+    def _member_unit(self, node: ast.stmt, owner: Unit) -> Unit:
         """A method of a class parsed whole, as a unit of its own lines."""
-        first = min([node.lineno] + [d.lineno for d in node.decorator_list]) + base_line
-        last = node.end_lineno + base_line
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list]) + owner.base_line
+        last = node.end_lineno + owner.base_line
         line_starts = self._line_starts()
         end = line_starts[last] if last < len(line_starts) else len(self.source)
-        return Unit(first, last, line_starts[first - 1], end, node.name, member=True)
+        return Unit(first, last, line_starts[first - 1], end, node.name, member=True, owner=owner.start)
 
     def _line_starts(self) -> list[int]:
         starts = [0]
@@ -401,6 +403,50 @@ class _Plan:
                 del self.kept[index]
 
     # --- what the kept units need -----------------------------------------------------------------
+    def keep_attribute_stores(self) -> None:
+        """Keep the methods that store into an attribute a kept method reads (`self.radius = radius`
+        in `__init__`, for `forward`): what the attribute holds is read from every store of its
+        class (analysis/attributes.py). Not for an attribute a store builds with a library call
+        (`self.scale = jnp.asarray(s)`), an array whatever the others store, unless a kept method
+        stores it too: the analysis must not see some of its stores only."""
+        for index, pieces in list(self.kept.items()):
+            unit = self.units[index]
+            if pieces == [unit]:
+                continue  # the class is read whole
+            statements = [s for piece in pieces for s in piece.statements(self.source) or []]
+            read = receiver_attributes(statements)
+            if not read:
+                continue
+            kept = {piece.start for piece in pieces}
+            storing: list[tuple[Unit, set[str]]] = []
+            arrays: set[str] = set()
+            for member in self._members(unit):
+                if member.start in kept or not any(f".{name}" in member.text(self.source) for name in read):
+                    continue
+                found = receiver_stores(member.statements(self.source) or [])
+                if found.keys() & read:
+                    storing.append((member, set(found) & read))
+                    arrays |= {name for name, array in found.items() if array}
+            stored = set(receiver_stores(statements)) & read
+            wanted = read - arrays
+            while True:
+                chosen = [(member, names) for member, names in storing if names & (wanted | stored)]
+                grown = stored.union(*(names for _, names in chosen))
+                if grown == stored:
+                    break
+                stored = grown
+            pieces += [member for member, _ in chosen]
+            pieces.sort(key=lambda piece: piece.start)
+
+    def _members(self, unit: Unit) -> list[Unit]:
+        """A class's members, cut by text, or (where the text gives no clear cut) its methods."""
+        members = class_members(self.source, unit, self.strings)
+        if members is not None:
+            return members
+        tree = unit.tree(self.source)
+        body = tree.body[0].body if tree is not None and tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        return [self._member_unit(node, unit) for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
     def close_over_bindings(self) -> bool:
         """Keep every top-level statement that binds a name kept code uses (imports, constants), and
         every straight-line helper it calls (what it returns is read: analysis/inline.py), until nothing

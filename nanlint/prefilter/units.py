@@ -42,6 +42,7 @@ class Unit:
     end: int  # character offset just past its last line
     definition: Optional[str] = None  # the name a `def`/`class` binds; None for any other statement
     member: bool = False  # a class member: it parses under MEMBER_WRAPPER
+    owner: Optional[int] = None  # a member: the offset of the class it belongs to
     _words: Optional[frozenset[str]] = field(default=None, repr=False)
     _tree: object = field(default=None, repr=False)
     _names: Optional[tuple[frozenset[str], frozenset[str]]] = field(default=None, repr=False)
@@ -206,7 +207,7 @@ def class_members(source: str, unit: Unit, strings: list[int]) -> Optional[list[
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else unit.end
         last = unit.last if end == unit.end else first + source.count("\n", start, end) - 1
-        members.append(Unit(first, last, start, end, member=True))
+        members.append(Unit(first, last, start, end, member=True, owner=unit.start))
         first = last + 1
     return members
 

@@ -537,6 +537,14 @@ class WhereBranchSingularOp(Rule):
             "    keep = 1.0 - rate\n    mask = random.bernoulli(key, keep, x.shape)\n    return lax.select(mask, x / keep, jnp.zeros_like(x))\n",
             line=9,
         ),
+        # A keep probability stored as a Python number is configuration, but the mask is drawn with
+        # it: at `keep == 0` no element is selected, and `x / keep` leaks (point 113).
+        Invalid(
+            "import jax.numpy as jnp\nfrom jax import random\nclass Dropout:\n    def __init__(self, rate: float):\n"
+            "        self.keep = 1.0 - rate\n    def __call__(self, x, key):\n"
+            "        mask = random.bernoulli(key, self.keep, x.shape)\n        return jnp.where(mask, x / self.keep, 0.0)\n",
+            line=8,
+        ),
         # The spin couplings of point 104, but at `q == 0` an unknown `m` may select either side;
         # and `1 - q == 1` is true there.
         Invalid("import jax.numpy as jnp\ndef f(q, c, m):\n    omq2 = 1.0 - q * q\n    return jnp.where((omq2 == 0.0) | m, 0.0, c / q)\n", line=4),

@@ -107,6 +107,12 @@ class WhereBranchSingularLocal(Rule):
             "import torch\ndef kernel(x, radius: float):\n    x_abs = x.abs() * (1.0 / radius)\n    poly = x_abs * 2.0 + 1.0\n"
             "    return torch.where(x_abs < 0.5, poly, 0.0)\n"
         ),
+        # The same of `self.radius` when every store of the class puts a Python number there.
+        Valid(
+            "import torch\nclass Kernel:\n    def __init__(self, radius: float):\n        self.radius = float(radius)\n"
+            "    def __call__(self, x):\n        x_abs = x.abs() * (1.0 / self.radius)\n        poly = x_abs * 2.0 + 1.0\n"
+            "        return torch.where(x_abs < 0.5, poly, 0.0)\n"
+        ),
         # `r` is infinite or NaN wherever `q` is, so `r != 0` holds at the pole: it is selected.
         Valid("import jax.numpy as jnp\ndef f(a, d):\n    q = a / d\n    r = q * 2\n    return jnp.where(r != 0, q, 1.0)\n"),
         Valid("import torch\ndef f(a, d):\n    q = a / d\n    r = q * 2\n    return torch.where(r.ne(0), q, 1.0)\n"),
