@@ -242,11 +242,18 @@ def test_what_a_class_stores_in_an_attribute_is_configuration(attribute: str, co
         ("torch.zeros(3) + 1.0", False),
         ("torch.zeros(3, requires_grad=True) + 1.0", True),
         ("torch.ones(3).requires_grad_() * 2.0", True),
+        # A random draw carries one only through its distribution's parameters (point 114): not
+        # through its key, seed or shape.
+        ("jnp.log(jax.random.uniform(key, x.shape))", False),
+        ("jax.random.uniform(key, shape=(3,), minval=s)", True),
+        ("jax.random.gamma(key, s)", True),  # a reparameterized draw: differentiable in `a`
+        ("torch.rand(x.shape[0], generator=key) - 0.5", False),
+        ("torch.normal(s, 1.0, size=(3,))", True),
     ],
 )
 def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
     value, env = returned(
-        "import math\nimport numpy as np\nimport jax.numpy as jnp\nimport torch\ndef f(x, s, table, k, n: int):\n    total = table[k] * s\n"
+        "import math\nimport numpy as np\nimport jax\nimport jax.numpy as jnp\nimport torch\ndef f(x, s, table, k, n: int, key):\n    total = table[k] * s\n"
         "    rows, cols = x.shape\n    values, counts = jnp.unique(jnp.argmax(x, -1), return_counts=True)\n"
         "    low, high = jnp.split(x, 2)\n    scaled = jnp.arange(3) / 3\n    scaled *= n\n"
         f"    grown = jnp.arange(3) * 1.0\n    grown *= s\n    return {expression}\n"

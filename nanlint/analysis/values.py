@@ -58,6 +58,7 @@ from nanlint.catalog.tables import (
     INCREASING_FUNCTIONS,
     INTEGER_ANNOTATIONS,
     INTEGER_DTYPES,
+    KEY_FIRST_RANDOM_MODULE,
     LOWER_CLAMPS,
     LOWER_KEYWORDS,
     LOWER_REDUCTIONS,
@@ -70,6 +71,7 @@ from nanlint.catalog.tables import (
     PASS_THROUGH_METHODS,
     PYTHON_NUMBER_MODULES,
     PYTHON_RANGES,
+    RANDOM_DRAW_SETTINGS,
     RANDOM_NAME,
     RANGES,
     SCALAR_CONVERSIONS,
@@ -427,8 +429,12 @@ def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
             return False
     if gradient and method in SHAPE_ONLY_METHODS:
         return _data(node.func.value, env, depth + 1, gradient)
-    skipped = _dtype_argument(node, leaf, method is not None)
-    args_depend = any(_data(arg.value, env, depth + 1, gradient) for arg in node.args if arg.value is not skipped and not _is_dtype_keyword(arg))
+    skipped = [_dtype_argument(node, leaf, method is not None)]
+    if gradient and qualified is not None and RANDOM_NAME.search(qualified):
+        skipped += _random_settings(node, qualified)
+    args_depend = any(
+        _data(arg.value, env, depth + 1, gradient) for arg in node.args if not any(arg.value is s for s in skipped) and not _is_dtype_keyword(arg)
+    )
     if qualified is not None:
         return args_depend
     if isinstance(node.func, cst.Attribute):
@@ -438,6 +444,16 @@ def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
     callee = node.func
     constructor = isinstance(callee, cst.Call) or (isinstance(callee, cst.Name) and (b := env.binding(callee)) is not None and b.value is not None)
     return args_depend or not constructor or _data(callee, env, depth + 1, gradient)
+
+
+def _random_settings(call: cst.Call, qualified: str) -> list[cst.BaseExpression]:
+    """The arguments of a random draw that are no parameter of its distribution: its key or seed,
+    its shape (`RANDOM_DRAW_SETTINGS`)."""
+    keys = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in RANDOM_DRAW_SETTINGS]
+    values = positional(call)
+    if values and qualified.startswith(KEY_FIRST_RANDOM_MODULE + "."):
+        keys.append(values[0])
+    return keys
 
 
 def _dtype_argument(call: cst.Call, leaf: Optional[str], method: bool) -> Optional[cst.BaseExpression]:

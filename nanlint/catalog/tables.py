@@ -874,6 +874,10 @@ CAST_METHODS: tuple[str, ...] = ("astype", "to", "float", "double", "half", "typ
 # Calls whose result is random or stateful, by any part of their name: evaluating one twice gives two
 # results, so a fix must not duplicate it, and verification cannot compare it before and after.
 RANDOM_NAME = re.compile(r"(^|\.)(random|rand\w*|dropout|uniform|normal|bernoulli|multinomial|shuffle|sample\w*|choice|permutation)(\.|$)")
+# A random draw carries a gradient only through its distribution's parameters (`uniform(key, shape,
+# minval=lo)` through `lo`): its key or seed is bits, its shape sizes. JAX's draws take the key first.
+RANDOM_DRAW_SETTINGS = frozenset({"key", "rng", "rng_key", "seed", "generator", "shape", "size", "sample_shape"})
+KEY_FIRST_RANDOM_MODULE = "jax.random"
 
 # --- NaN masks after the fact (NAN201) --------------------------------------------------------------
 @dataclass(frozen=True)

@@ -280,6 +280,8 @@ class WhereBranchSingularOp(Rule):
             "    tmp = torch.where(mask, torch.pow(dist + eps, g), eps) + torch.where(mask, torch.pow(h, -g), eps)\n"
             "    return torch.where(mask, 1.0 / torch.pow(tmp, 1.0 / g), 0.0)\n"
         ),
+        # A draw with no parameter that carries a gradient (point 114): the NaN reaches its key only.
+        Valid("import jax\nimport jax.numpy as jnp\ndef noise(key, x):\n    u = jax.random.uniform(key, x.shape)\n    return jnp.where(u > 0.5, jnp.log(u - 0.1), 0.0)\n"),
         # The pole is where the branch is selected (point 104): at `q == 0`, `omq2` is 1, so the
         # condition is false and `c / q` is the output there; the select hides nothing.
         Valid("import jax.numpy as jnp\ndef f(q, c):\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, c / q)\n"),
