@@ -448,11 +448,16 @@ def test_reaching_a_leak_domain_and_epsilon_shifts() -> None:
         ("root <= 0.5", IntervalSet.of(Interval(0.0, 0.25))),
         ("x.sqrt() != 0", IntervalSet.point(0.0).complement()),
         ("jnp.sqrt(x) > -1", IntervalSet.above(0.0, closed=True)),
+        # A square compared is the value compared on either side of 0 (point 115).
+        ("x * x > 0", IntervalSet.point(0.0).complement()),
+        ("x ** 2 <= 4", IntervalSet.of(Interval(-2.0, 2.0))),
+        ("jnp.square(x) < 0", IntervalSet.of()),
+        ("sq > 1", IntervalSet.of(Interval(-INF, -1.0, False, False), Interval(1.0, INF, False, False))),
     ],
 )
 def test_what_a_condition_selects(condition: str, selected) -> None:
     source = (
-        "import jax.numpy as jnp\ndef f(x, y, m):\n    small = x < 1e-6\n    ok = ~small\n    m = m & (x > 0)\n    root = jnp.sqrt(x)\n"
+        "import jax.numpy as jnp\ndef f(x, y, m):\n    small = x < 1e-6\n    ok = ~small\n    m = m & (x > 0)\n    root = jnp.sqrt(x)\n    sq = x * x\n"
         f"    return {condition}\n"
     )
     value, env = returned(source)

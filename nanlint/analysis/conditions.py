@@ -7,6 +7,7 @@ does. Conditions that say nothing certain about the variable give None.
 
 from __future__ import annotations
 
+import math
 from typing import Callable, NamedTuple, Optional
 
 import libcst as cst
@@ -245,9 +246,9 @@ def _always(a: Interval, operator: type, b: Interval) -> bool:
 
 
 def _compared_at_nan(left, operator: type, right, var: str, env: Env) -> Optional[bool]:
-    """`var` (or `|var|`) against a constant, where `var` is NaN."""
+    """`var` (or `|var|`, or its square) against a constant, where `var` is NaN."""
     for subject, other in ((left, right), (right, left)):
-        about = env.code(subject) == var or _is_abs_of(subject, var, env)
+        about = env.code(subject) == var or _is_abs_of(subject, var, env) or _is_square_of(subject, var, env)
         if about and operator in _COMPARE and constant_value(other, env) is not None:
             return operator is cst.NotEqual
     return None
@@ -373,6 +374,12 @@ def _compared_values(subject, operator: type, constant: float, var: str, env: En
         return selected
     if _is_abs_of(subject, var, env):
         return _either_sign(selected)  # |v| in S  <=>  v in S or -v in S
+    if _is_square_of(subject, var, env):
+        # v * v in S  <=>  v in S rooted, or -v is.
+        rooted = IntervalSet.of(
+            *(Interval(math.sqrt(p.lo), math.sqrt(p.hi), p.lo_closed, p.hi_closed) for p in selected.intersect(IntervalSet.above(0.0, closed=True)).parts)
+        )
+        return _either_sign(rooted)
     if _is_root_of(subject, var, env):
         # sqrt(v) in S  <=>  v >= 0 and v in S squared; below 0 the root is NaN, which only `!=` holds for.
         squared = IntervalSet.of(
@@ -387,12 +394,25 @@ def _is_root_of(node, var: str, env: Env) -> bool:
     return _is_unary_of(node, _ROOTS, var, env)
 
 
+def _is_square_of(node, var: str, env: Env) -> bool:
+    """`v * v`, `v ** 2`, `square(v)`, `v.square()`, or a local assigned one, where `v` is `var`."""
+    if isinstance(node, cst.Name):
+        value = _condition_local(node, env)
+        return value is not None and not isinstance(value, cst.Name) and _is_square_of(value, var, env)
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, cst.Multiply):
+            return env.code(node.left) == var and env.code(node.right) == var
+        return isinstance(node.operator, cst.Power) and constant_value(node.right, env) == 2 and env.code(node.left) == var
+    return _is_unary_of(node, _SQUARES, var, env)
+
+
 def _is_abs_of(node, var: str, env: Env) -> bool:
     """`abs(v)` (Python's too), `jnp.absolute(v)`, `v.abs()`, or a local assigned one."""
     return _is_unary_of(node, ABSOLUTE_VALUES, var, env)
 
 
 _ROOTS = frozenset({"sqrt"})
+_SQUARES = frozenset({"square"})
 _PYTHON_ABS = frozenset({"abs"})
 
 

@@ -1027,20 +1027,22 @@ class Detector:
         then `where(q != 0, q, 1.0)`), or a local that is +-inf or NaN wherever that result is
         (`omq2 = 1 - q * q`, then `where(omq2 == 0, ...)`): at its pole the op's value is +-inf or
         NaN, which such bounds leave out, so the pole is where the branch is selected. Not for ops
-        finite at their pole (sqrt(0) = 0)."""
+        finite at their pole (sqrt(0) = 0). An overflow's value is +inf where it leaks, never NaN:
+        a bound on it, or on a local that is +-inf wherever it is (`div = 1 - e`, then `where(div * div
+        > 0, ...)`), leaves it out too."""
         op = use.op
-        if op.kind != "pole" or op.domain is None or not use.leak_domain.intersect(op.domain).is_empty():
+        overflow = op.kind == "overflow"
+        if not overflow and (op.kind != "pole" or op.domain is None or not use.leak_domain.intersect(op.domain).is_empty()):
             return False
         truth = not branch.polarity  # what the condition is where the branch is not selected
-        subjects = [env.code(use.node)] + [
-            name.value for name, here in self._compared_names(branch.cond, env) if self._nonfinite_with(name, use.node, here, 0)
-        ]
+        with_it = self._infinite_with if overflow else self._nonfinite_with
+        subjects = [env.code(use.node)] + [name.value for name, here in self._compared_names(branch.cond, env) if with_it(name, use.node, here, 0)]
         for subject in dict.fromkeys(subjects):
             region = env.values_where(branch.cond, subject, truth)
             if region is None:
                 continue
             bounded = not region.is_empty() and -INF < region.parts[0].lo and region.parts[-1].hi < INF
-            if bounded and holds_at_nan(branch.cond, subject, env) is (not truth):
+            if bounded and (overflow or holds_at_nan(branch.cond, subject, env) is (not truth)):
                 return True
         return False
 
@@ -1079,6 +1081,26 @@ class Detector:
             if isinstance(op, cst.Power):
                 exponent = constant_value(node.right, env)
                 return exponent is not None and exponent > 0 and self._nonfinite_with(node.left, target, env, depth + 1)
+        return False
+
+    def _infinite_with(self, node: cst.BaseExpression, target: cst.CSTNode, env: _Env, depth: int) -> bool:
+        """Whether `node` is +-inf, not NaN, wherever `target` is +-inf: `target` itself, its negation,
+        a sum with a finite constant, a product with a nonzero one, or a local assigned such."""
+        if node is target:
+            return True
+        if depth > MAX_INDIRECTION * BINDING_COST:
+            return False
+        if isinstance(node, cst.Name):
+            made_of = assigned(node, env)
+            return made_of is not None and self._infinite_with(made_of[0], target, made_of[1], depth + BINDING_COST)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self._infinite_with(node.expression, target, env, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply)):
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                constant = constant_value(other, env)
+                finite = constant is not None and is_finite_number(constant) and (constant != 0 or not isinstance(node.operator, cst.Multiply))
+                if finite and self._infinite_with(side, target, env, depth + 1):
+                    return True
         return False
 
     def _configuration_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:

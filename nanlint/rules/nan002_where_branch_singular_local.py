@@ -113,6 +113,12 @@ class WhereBranchSingularLocal(Rule):
             "    def __call__(self, x):\n        x_abs = x.abs() * (1.0 / self.radius)\n        poly = x_abs * 2.0 + 1.0\n"
             "        return torch.where(x_abs < 0.5, poly, 0.0)\n"
         ),
+        # Where `exp` overflows, `div` is -inf and `div * div > 0` holds: the overflow is selected
+        # (point 115); unselected, `div == 0` and `exp == 1`.
+        Valid(
+            "import jax.numpy as jnp\ndef damping(x, gamma):\n    exp = jnp.exp(-gamma * x)\n    div = 1 - exp\n    mask = div * div > 0\n"
+            "    return jnp.where(mask, jnp.exp(-exp / jnp.where(mask, div, 1)), 0)\n"
+        ),
         # `r` is infinite or NaN wherever `q` is, so `r != 0` holds at the pole: it is selected.
         Valid("import jax.numpy as jnp\ndef f(a, d):\n    q = a / d\n    r = q * 2\n    return jnp.where(r != 0, q, 1.0)\n"),
         Valid("import torch\ndef f(a, d):\n    q = a / d\n    r = q * 2\n    return torch.where(r.ne(0), q, 1.0)\n"),
