@@ -11,6 +11,7 @@ from nanlint.check import Checker
 from nanlint.config.settings import Settings
 from nanlint.fix.model import Applicability
 from nanlint.prefilter import Reported, Verdict, prefilter
+from nanlint.prefilter.stores import may_store
 from nanlint.prefilter.textscan import scan_imports, spelled_calls
 from nanlint.prefilter.units import top_level_units
 
@@ -644,6 +645,26 @@ def test_the_methods_that_store_an_attribute_a_kept_method_reads_are_kept_with_i
     assert "def __init__" in text and "def resize" in text and "def __call__" in text
     assert "def reset" not in text  # it stores nothing `__call__` reads
     assert assert_same(source) == []  # `r / self.radius`: no pole the where decides
+
+
+@pytest.mark.parametrize(
+    ("line", "stores"),
+    [
+        ("self.a = 1", True),
+        ("self.a += 1", True),
+        ("self.a, self.b = f()", True),
+        ("self.a: float = 1", True),
+        ("for self.a in r:", True),
+        ("with f() as self.a:", True),
+        ("f(self.a, k=1)", True),  # no store, but the screen cannot tell
+        ("y = self.a", False),
+        ("x = self.a == 2", False),
+        ("if self.a <= 2:", False),
+        ("self.ab = 1", False),
+    ],
+)
+def test_the_text_of_a_method_tells_whether_it_may_store_an_attribute(line: str, stores: bool) -> None:
+    assert may_store(line, {"a"}) is stores
 
 
 def test_an_attribute_some_store_makes_an_array_is_read_from_all_its_stores_or_none() -> None:

@@ -31,7 +31,7 @@ from nanlint.prefilter.helpers import DEFINITION, FileHelpers, Helper, HelperFin
 from nanlint.prefilter.reexports import Resolver, resolve_imports
 from nanlint.prefilter.screen import Reported, Screen
 from nanlint.prefilter.syntax import Position, parse
-from nanlint.prefilter.stores import receiver_attributes, receiver_stores
+from nanlint.prefilter.stores import may_store, receiver_attributes, receiver_stores
 from nanlint.prefilter.textscan import Call, Imports, imports_under_another_name, scan_imports, spelled_calls, word_offsets
 from nanlint.prefilter.units import MEMBER_WRAPPER, Unit, class_members, top_level_units, triple_quoted_spans, unit_index
 
@@ -421,7 +421,7 @@ class _Plan:
             storing: list[tuple[Unit, set[str]]] = []
             arrays: set[str] = set()
             for member in self._members(unit):
-                if member.start in kept or not any(f".{name}" in member.text(self.source) for name in read):
+                if member.start in kept or not may_store(member.text(self.source), read):
                     continue
                 found = receiver_stores(member.statements(self.source) or [])
                 if found.keys() & read:

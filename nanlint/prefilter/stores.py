@@ -7,9 +7,20 @@ sees every store of the class (analysis/attributes.py): what the attribute holds
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterator, Optional
 
 from nanlint.catalog.tables import PYTHON_NUMBER_MODULES
+
+# What a store into `.name` looks like in text, on its line: an `=` after it that is no comparison
+# (`self.a = v`, `self.a += v`, `self.a, self.b = v`, `self.a: float = v`), or a loop's or a
+# `with`'s target. A screen: a match may be no store (`f(self.a, k=1)`); a store always matches.
+_STORE = r"\.(?:{names})\b(?:[^\n=]*(?<![=<>!])=(?!=)|[^\n]*\bin\b)|\bas[ \t]+\w+\.(?:{names})\b"
+
+
+def may_store(text: str, names: set[str]) -> bool:
+    """Whether `text` may store into an attribute named in `names`, told by its text alone."""
+    return re.search(_STORE.format(names="|".join(sorted(names))), text) is not None
 
 
 def _receivers(statements: list[ast.stmt]) -> Iterator[tuple[ast.AST, str]]:
