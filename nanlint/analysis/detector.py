@@ -62,6 +62,7 @@ from nanlint.analysis.values import (
     depends_on_data,
     draws_at_random,
     is_configuration,
+    is_random_draw,
     is_epsilon,
     is_epsilon_shifted,
     is_integer_valued,
@@ -1035,8 +1036,9 @@ class Detector:
         if not overflow and (op.kind != "pole" or op.domain is None or not use.leak_domain.intersect(op.domain).is_empty()):
             return False
         truth = not branch.polarity  # what the condition is where the branch is not selected
-        with_it = self._infinite_with if overflow else self._nonfinite_with
-        subjects = [env.code(use.node)] + [name.value for name, here in self._compared_names(branch.cond, env) if with_it(name, use.node, here, 0)]
+        subjects = [env.code(use.node)] + [
+            name.value for name, here in self._compared_names(branch.cond, env) if self._nonfinite_with(name, use.node, here, 0, never_nan=overflow)
+        ]
         for subject in dict.fromkeys(subjects):
             region = env.values_where(branch.cond, subject, truth)
             if region is None:
@@ -1059,48 +1061,36 @@ class Detector:
                     pending.append((*made_of, hops + 1))
         return names
 
-    def _nonfinite_with(self, node: cst.BaseExpression, target: cst.CSTNode, env: _Env, depth: int) -> bool:
+    def _nonfinite_with(self, node: cst.BaseExpression, target: cst.CSTNode, env: _Env, depth: int, never_nan: bool = False) -> bool:
         """Whether `node` is +-inf or NaN wherever `target` is: `target` itself, or a sum, a
         difference or a product with it, its quotient by anything, a positive power or the negation
-        of it, or a local assigned such (inf * 0 and inf - inf are NaN; inf / x is not finite)."""
+        of it, or a local assigned such (inf * 0 and inf - inf are NaN; inf / x is not finite). With
+        `never_nan`, only what stays +-inf, never NaN, where `target` is +-inf (an overflow's value):
+        its negation, a sum with a finite constant, a product with a nonzero one."""
         if node is target:
             return True
         if depth > MAX_INDIRECTION * BINDING_COST:
             return False
         if isinstance(node, cst.Name):
             made_of = assigned(node, env)  # every binding that may reach must be: the one that does
-            return made_of is not None and self._nonfinite_with(made_of[0], target, made_of[1], depth + BINDING_COST)
+            return made_of is not None and self._nonfinite_with(made_of[0], target, made_of[1], depth + BINDING_COST, never_nan)
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-            return self._nonfinite_with(node.expression, target, env, depth + 1)
+            return self._nonfinite_with(node.expression, target, env, depth + 1, never_nan)
         if isinstance(node, cst.BinaryOperation):
             op = node.operator
             if isinstance(op, (cst.Add, cst.Subtract, cst.Multiply)):
-                return self._nonfinite_with(node.left, target, env, depth + 1) or self._nonfinite_with(node.right, target, env, depth + 1)
+                return any(
+                    self._nonfinite_with(side, target, env, depth + 1, never_nan)
+                    for side, other in ((node.left, node.right), (node.right, node.left))
+                    if not never_nan or _finite_constant(other, env, nonzero=isinstance(op, cst.Multiply))
+                )
+            if never_nan:
+                return False
             if isinstance(op, cst.Divide):
                 return self._nonfinite_with(node.left, target, env, depth + 1)
             if isinstance(op, cst.Power):
                 exponent = constant_value(node.right, env)
                 return exponent is not None and exponent > 0 and self._nonfinite_with(node.left, target, env, depth + 1)
-        return False
-
-    def _infinite_with(self, node: cst.BaseExpression, target: cst.CSTNode, env: _Env, depth: int) -> bool:
-        """Whether `node` is +-inf, not NaN, wherever `target` is +-inf: `target` itself, its negation,
-        a sum with a finite constant, a product with a nonzero one, or a local assigned such."""
-        if node is target:
-            return True
-        if depth > MAX_INDIRECTION * BINDING_COST:
-            return False
-        if isinstance(node, cst.Name):
-            made_of = assigned(node, env)
-            return made_of is not None and self._infinite_with(made_of[0], target, made_of[1], depth + BINDING_COST)
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-            return self._infinite_with(node.expression, target, env, depth + 1)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply)):
-            for side, other in ((node.left, node.right), (node.right, node.left)):
-                constant = constant_value(other, env)
-                finite = constant is not None and is_finite_number(constant) and (constant != 0 or not isinstance(node.operator, cst.Multiply))
-                if finite and self._infinite_with(side, target, env, depth + 1):
-                    return True
         return False
 
     def _configuration_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
@@ -1112,18 +1102,19 @@ class Detector:
         arg_env = _where_computed(use, env)
         if branch.cond is None or not is_configuration(use.arg, arg_env):
             return False
-        if self._drawn_with(branch.cond, env, self._variables(use.arg, arg_env, 4)):
+        if self._drawn(branch.cond, env, MAX_INDIRECTION, self._variables(use.arg, arg_env, 4)):
             return False
         return not self._tests_configuration(branch.cond, env)
 
-    def _drawn_with(self, cond: cst.BaseExpression, env: _Env, names: set[str]) -> bool:
-        """Whether the condition is, a few locals deep, a random draw that reads one of `names`
-        (`keep = broadcast_to(keep, shape)` after `keep = bernoulli(key, q, shape)`)."""
+    def _drawn(self, cond: cst.BaseExpression, env: _Env, hops: int, names: Optional[set[str]] = None) -> bool:
+        """Whether the condition, or a local it reads up to `hops` locals deep, holds a random draw
+        (one that reads one of `names`, when given: `keep = broadcast_to(keep, shape)` after
+        `keep = bernoulli(key, q, shape)` is drawn with `q`)."""
         pending = [(cond, env)]
-        for _ in range(MAX_INDIRECTION + 1):
+        for _ in range(hops + 1):
             for part, here in pending:
                 for node in walk(part):
-                    if isinstance(node, cst.Call) and draws_at_random(node, here) and self._variables(node, here, 4) & names:
+                    if is_random_draw(node, here) and (names is None or self._variables(node, here, 4) & names):
                         return True
             pending = [value for part, here in pending for name in _loads(part) if (value := assigned(name, here)) is not None]
         return False
@@ -1196,8 +1187,7 @@ class Detector:
         """A condition drawn at random (`uniform(key, x.shape) > 0.5`, or a local so drawn): it is
         independent of the data, so where it leaves a branch unselected the argument takes every
         value it takes at all, its pole included if it reaches it."""
-        parts = [cond] + [value[0] for name in _loads(cond) if (value := assigned(name, env)) is not None]
-        return any(draws_at_random(part, env) for part in parts)
+        return self._drawn(cond, env, hops=1)
 
     def _tests_a_factor_at_its_zero(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """The condition splits a factor of the argument at 0 (`where(x == 0, c, 1 / (x * tau))`): a
@@ -1448,6 +1438,11 @@ def _explained_once(sites: list[LeakSite]) -> list[LeakSite]:
         else:
             dropped.update(id(s) for s in own + enclosing[1:])  # the outermost enclosing one's does
     return [s for s in sites if id(s) not in dropped]
+
+
+def _finite_constant(node: cst.BaseExpression, env: "_Env", nonzero: bool) -> bool:
+    constant = constant_value(node, env)
+    return constant is not None and is_finite_number(constant) and (constant != 0 or not nonzero)
 
 
 def _on_boundary(admitted: IntervalSet, selected: IntervalSet) -> bool:

@@ -909,10 +909,12 @@ def _repeated_product(node: cst.BinaryOperation, env: Env, depth: int) -> Option
 
 def draws_at_random(node: cst.CSTNode, env: Env) -> bool:
     """Whether an expression holds a random draw (`uniform(key, shape)`, `torch.rand_like(x)`)."""
-    return any(
-        isinstance(part, cst.Call) and RANDOM_NAME.search(env.qualified(part.func) or leaf_name(part.func) or "") is not None
-        for part in walk(node)
-    )
+    return any(is_random_draw(part, env) for part in walk(node))
+
+
+def is_random_draw(node: cst.CSTNode, env: Env) -> bool:
+    """Whether the node is a call of a random draw."""
+    return isinstance(node, cst.Call) and RANDOM_NAME.search(env.qualified(node.func) or leaf_name(node.func) or "") is not None
 
 
 def _remainder(dividend: Interval, divisor: Interval, dividends_sign: bool) -> Interval:
