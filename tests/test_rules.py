@@ -43,6 +43,21 @@ def test_invalid_examples_are_fixed_as_written(rule, case) -> None:
     assert rule.CODE not in [d.code for d in checker.check_source(outcome.source, "example.py").diagnostics]
 
 
+def test_a_nested_op_is_reported_again_only_where_the_nested_fix_leaves_a_leak() -> None:
+    # `1 / dx` is masked by the nested select's fix wherever the enclosing one drops it: one finding.
+    guarded_by_nested = (
+        "import jax.numpy as jnp\ndef f(x0, x1, f0, f1, xq):\n    dx = x1 - x0\n    dxi = jnp.where(dx == 0, 0.0, 1 / dx)\n"
+        "    return jnp.where(dx == 0, f1, f0 + (xq - x0) * dxi)\n"
+    )
+    assert codes_by_line(guarded_by_nested) == [(4, "NAN001")]
+    # `nan * s` has a NaN derivative wherever it is dropped: each select is a leak of its own.
+    nan_factor = (
+        "import jax.numpy as jnp\ndef cdf(s, xi):\n    res = jnp.nan * s\n    res = jnp.where(xi == 0, -s, res)\n"
+        "    res = jnp.where(xi > 0, 0.0, res)\n    return jnp.where(xi < 0, 1.0, res)\n"
+    )
+    assert codes_by_line(nan_factor) == [(4, "NAN002"), (5, "NAN002"), (6, "NAN002")]
+
+
 def test_every_fixable_rule_shows_a_fix() -> None:
     assert all(any(case.fixed for case in rule.INVALID) for rule in RULES if rule.FIXABLE)
 

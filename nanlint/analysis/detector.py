@@ -400,18 +400,21 @@ class Detector:
                     if holder is None and others and all(self._pole(use) in evaluated.poles(b) for b in others):
                         continue  # every branch meets the same pole (`where(c, a / m, b / m)`): the selected one is singular there too
                     # An op out of sight, in an inner select or in a helper the branch calls: only
-                    # where this condition provably explains its pole.
+                    # where this condition provably explains its pole (a NaN factor's product has
+                    # its pole everywhere: `_classify` asks where the factor is NaN).
                     out_of_sight = holder is not None or use.helper is not None
-                    if out_of_sight and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
+                    if out_of_sight and not use.leak_domain.is_everything() and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
                         continue
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
                     if site is None or site.kind not in kinds or self.excluded(call):
                         continue
                     if out_of_sight and site.confidence is not Confidence.HIGH:
                         continue
+                    if holder is not None:
+                        site.leaks_where_nested_takes_it = self._leaks_where_nested_takes_it(holder, branch, use, env)
                     if id(branch) in uncertain:
                         site.confidence = Confidence.MEDIUM
-                    site.nested_in, site.scope = holder, scope
+                    site.nested_in, site.scope = (holder.call if holder is not None else None), scope
                     site.upstream = self._upstream(site, env)
                     site.pole_mask = self._pole_mask(site.use.arg, _where_computed(site.use, env), site.use.leak_domain)
                     found.append(site)
@@ -472,7 +475,7 @@ class Detector:
         """The argument `zeros_like(x)` reads only for its shape and dtype, if `call` is such."""
         return argument_at(call, SHAPE_ARG) if self.catalog.is_shape_only(env.qualified(call.func)) else None
 
-    def _nested_uses(self, selects: list["_Nested"], branch: Branch, scope: Scope) -> list[tuple[cst.Call, OpUse]]:
+    def _nested_uses(self, selects: list["_Nested"], branch: Branch, scope: Scope) -> list[tuple["_Holder", OpUse]]:
         """The ops in the branches of the selects nested in `branch` (`where(a, 0, where(b, u, v))`),
         directly or through locals (`imp = clip(where(b, u, v), lo, hi)`, `where(a, 0, imp)`), each
         with the select that holds it: where the outer select leaves `branch` unselected, they are
@@ -488,9 +491,23 @@ class Detector:
             searched.add(id(inner.call))
             for inner_branch in self.branches_of(inner.call, scope):
                 search = self._search(inner_branch.expr, inner.env, scope)
-                found += [(inner.call, inner.reached(use)) for use in search.uses]
+                holder = _Holder(inner.call, inner_branch, inner.env)
+                found += [(holder, inner.reached(use)) for use in search.uses]
                 pending += [inner.through(nested) for nested in search.selects]
         return found
+
+    def _leaks_where_nested_takes_it(self, holder: "_Holder", branch: Branch, use: OpUse, env: _Env) -> bool:
+        """Whether a product with a NaN or infinite factor (`nan * s`, a placeholder times `s`), held
+        by a nested select, is non-finite in its derivative also where that select takes it and the
+        enclosing one does not take `branch`. Its derivative is the factor whatever `s` is, so the
+        nested select's double where fixes nothing there: the enclosing zero cotangent is a leak of
+        its own."""
+        if not use.leak_domain.is_everything() or None in (holder.branch.polarity, branch.polarity):
+            return False
+        taken = replace(holder.branch, polarity=not holder.branch.polarity)  # not taken: where the holder takes it
+        there = env.assuming(branch.cond, not branch.polarity).at(holder.env.place)
+        leaking = self._nonfinite_where_unselected(taken, use, there)
+        return leaking is not None and leaking[1] is Confidence.HIGH
 
     def _clamps_at_poles(self) -> list[LeakSite]:
         """`sqrt(maximum(x, 0.0))`, `x.clamp_min(0).sqrt()`, `arcsin(clip(x, -1, 1))`: the clamp is a
@@ -1395,6 +1412,14 @@ class _Evaluated:
         return self._reached(branch)[1]
 
 
+class _Holder(NamedTuple):
+    """The select nested in a branch that holds an op, the branch of it the op is in, and where it is written."""
+
+    call: cst.Call
+    branch: Branch
+    env: "_Env"
+
+
 class _Nested(NamedTuple):
     """A select met in a branch (`call`), read where it is written (`env`); when that is in the
     definition of a local, `via` is the local the branch names and `definition` the binding that
@@ -1430,6 +1455,11 @@ def _explained_once(sites: list[LeakSite]) -> list[LeakSite]:
     dropped: set[int] = set()
     for group in groups.values():
         enclosing = [s for s in group if s.nested_in is not None]
+        if not enclosing:
+            continue
+        # A product with a NaN factor leaks at each select that drops it where the nested one takes
+        # it: each is a leak of its own, explained by no other condition.
+        enclosing = [s for s in enclosing if not s.leaks_where_nested_takes_it]
         if not enclosing:
             continue
         own = [s for s in group if s.nested_in is None]

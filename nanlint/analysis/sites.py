@@ -86,6 +86,9 @@ class LeakSite:
     # the enclosing select's condition `a` explains the pole; None for the select's own op.
     nested_in: Optional[cst.Call] = field(default=None, repr=False)
     scope: Optional["Scope"] = field(default=None, repr=False)
+    # Nested: the op leaks also where `nested_in` takes it (`nan * s`: whatever `s` is), so that
+    # select's fix leaves this one's leak; it is reported at both.
+    leaks_where_nested_takes_it: bool = False
 
 
 @dataclass

@@ -183,6 +183,13 @@ class WhereBranchSingularLocal(Rule):
         Invalid("import jax.numpy as jnp\ndef f(x1, x2):\n    q = x2 / x1\n    e = jnp.exp(-q)\n    return jnp.where(e == 0.0, 0.0, q)\n", line=5),
         # A NaN placeholder made from data keeps the data's gradient, times NaN (point 84).
         Invalid("import jax.numpy as jnp\ndef f(s, xi):\n    res = jnp.nan * s\n    return jnp.where(xi > 0, 0.0, res)\n", line=4),
+        # ... at every select that drops it, also where a nested one takes it: `d(nan * s)/ds` is NaN
+        # whatever `s` is, so no mask in the nested select helps the enclosing one.
+        Invalid(
+            "import jax.numpy as jnp\ndef cdf(s, xi):\n    res = jnp.nan * s\n    res = jnp.where(xi == 0, jnp.exp(-s), res)\n"
+            "    return jnp.where((xi > 0) & (s <= -1 / xi), 0.0, res)\n",
+            line=5,
+        ),
         # A condition on the root is one on its argument (`sqrt(v) > 0` is `v > 0`): where it fails,
         # v may be 0, and the nested select's branches are unselected there too.
         Invalid(
