@@ -515,6 +515,27 @@ def test_a_negated_local_decides_its_operand_the_other_way(condition: str, ok_th
     assert env.assuming(cond, True).decided(ok) is ok_there
 
 
+@pytest.mark.parametrize(
+    ("condition", "truth", "side", "decided"),
+    [
+        ("a & b", True, "a", True),  # a true `and`: each side holds
+        ("jnp.logical_and(a, b)", True, "b", True),
+        ("a & b", False, "a", None),  # a false one: one side fails, which is not known
+        ("a | b", False, "b", False),  # a false `or`: each side fails
+        ("a | b", True, "a", None),
+        ("~(a | b)", True, "a", False),
+        ("(a & x) | (b & x)", True, "x", True),  # whichever side holds, `x` does
+        ("(a & x) | b", True, "x", None),
+        ("c", True, "b", True),  # `c = a & b`: through the local
+    ],
+)
+def test_a_condition_assumed_decides_its_sides(condition: str, truth: bool, side: str, decided) -> None:
+    source = "import jax.numpy as jnp\ndef f(a, b, x):\n    c = a & b\n    return {}\n"
+    cond, env = returned(source.format(condition))
+    target, _ = returned(source.format(side))
+    assert env.assuming(cond, truth).decided(target) is decided
+
+
 def test_a_local_is_read_through_what_it_was_assigned_and_compared_as_a_difference() -> None:
     # `d = hi - lo`, then `x / d` under `where(lo == hi, ...)`: the condition is about `d`.
     value, env = returned("def f(hi, lo):\n    d = hi - lo\n    return d\n")

@@ -58,6 +58,16 @@ def test_a_nested_op_is_reported_again_only_where_the_nested_fix_leaves_a_leak()
     assert codes_by_line(nan_factor) == [(4, "NAN002"), (5, "NAN002"), (6, "NAN002")]
 
 
+def test_a_condition_decides_a_placeholder_by_a_conjunct() -> None:
+    # Where `u_inf & (m == 0)` leaves the product out, `u_inf` holds: `u` is the NaN placeholder there.
+    source = (
+        "import jax.numpy as jnp\ndef f(u, m):\n    u_inf = u == jnp.inf\n    u = jnp.where(u_inf, jnp.nan, u)\n"
+        "    return jnp.where(u_inf & (m == 0), 0.0, u * m**2)\n"
+    )
+    found = Checker(Settings(select=["ALL"])).check_source(source, "example.py").diagnostics
+    assert [(d.location.row, d.code, d.confidence.value) for d in found] == [(5, "NAN001", "high")]
+
+
 def test_every_fixable_rule_shows_a_fix() -> None:
     assert all(any(case.fixed for case in rule.INVALID) for rule in RULES if rule.FIXABLE)
 

@@ -128,10 +128,9 @@ class _Env:
         self.pinned = pinned  # (name, its bindings, values) triples: see values.Env
 
     def assuming(self, cond: cst.BaseExpression, truth: bool) -> "_Env":
-        """This place, where `cond` is `truth` (by its keys: `_keyed_condition`, for the wheres it
-        decides; and as a region, for the values it bounds)."""
-        keys = _keyed_condition(cond, self)
-        assumed = {**self.assumed, **{key: truth != negated for key, negated in keys.items()}}
+        """This place, where `cond` is `truth` (by its keys and those of the conditions it decides:
+        `_implied`, for the wheres they decide; and as a region, for the values it bounds)."""
+        assumed = {**self.assumed, **_implied(cond, truth, self)}
         return _Env(self.detector, self.scope, self.place, assumed, (*self.regions, (cond, truth)), self.pinned)
 
     def unconditioned(self) -> "_Env":
@@ -1557,6 +1556,28 @@ def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[str]:
     """What a condition selects, as text, up to negation: two conditions with a key in common
     select the same elements, or each the other's complement."""
     return frozenset(_keyed_condition(node, env))
+
+
+def _implied(cond: cst.BaseExpression, truth: bool, env: "_Env", depth: int = 0) -> dict[str, bool]:
+    """The truth of each condition `cond` being `truth` decides, by its key (`_keyed_condition`):
+    itself; each side of a true `and` or a false `or`; and what every side of a true `or` (a false
+    `and`) decides alike (`(a & x) | (b & x)` true makes `x` true)."""
+    decided = {key: truth != negated for key, negated in _keyed_condition(cond, env).items()}
+    if depth >= MAX_INDIRECTION:
+        return decided
+    for inner, here, negated in _condition_chain(cond, env):
+        combined = and_or(inner, here)
+        if combined is None:
+            continue
+        conjunction, sides = combined
+        holds = truth != negated  # the truth of `inner`
+        each = [_implied(side, holds, here, depth + 1) for side in sides]
+        if conjunction == holds:  # every side takes it
+            found = {key: value for side in each for key, value in side.items()}
+        else:  # one side does, which: only what they all decide alike is known
+            found = {key: value for key, value in each[0].items() if all(side.get(key) == value for side in each[1:])}
+        return {**found, **decided}
+    return decided
 
 
 def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[str, bool]:
