@@ -56,6 +56,13 @@ def test_a_nested_op_is_reported_again_only_where_the_nested_fix_leaves_a_leak()
         "    res = jnp.where(xi > 0, 0.0, res)\n    return jnp.where(xi < 0, 1.0, res)\n"
     )
     assert codes_by_line(nan_factor) == [(4, "NAN002"), (5, "NAN002"), (6, "NAN002")]
+    # Where `far` drops `out`, `k` is NaN; `x` carries its gradient where the nested select takes
+    # `k * x` (`pos`): a leak only both conditions together show.
+    placeholders = (
+        "import jax.numpy as jnp\ndef f(x, k, far):\n    pos = x >= 0\n    x = jnp.where(pos, x, jnp.nan)\n"
+        "    k = jnp.where(far, jnp.nan, k)\n    out = jnp.where(pos, 1 - k * x, 0.0)\n    return jnp.where(far, 1.0, out)\n"
+    )
+    assert (7, "NAN002") in codes_by_line(placeholders)
 
 
 def test_a_condition_decides_a_placeholder_by_a_conjunct() -> None:

@@ -399,18 +399,19 @@ class Detector:
                     if holder is None and others and all(self._pole(use) in evaluated.poles(b) for b in others):
                         continue  # every branch meets the same pole (`where(c, a / m, b / m)`): the selected one is singular there too
                     # An op out of sight, in an inner select or in a helper the branch calls: only
-                    # where this condition provably explains its pole (a NaN factor's product has
-                    # its pole everywhere: `_classify` asks where the factor is NaN).
+                    # where this condition provably explains its pole, or, for a NaN factor's
+                    # product, where the factor is provably NaN while the inner select takes it.
                     out_of_sight = holder is not None or use.helper is not None
-                    if out_of_sight and not use.leak_domain.is_everything() and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
+                    beyond = holder is not None and self._leaks_where_nested_takes_it(holder, branch, use, env)
+                    if out_of_sight and not beyond and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
                         continue
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
                     if site is None or site.kind not in kinds or self.excluded(call):
                         continue
+                    if beyond:
+                        site.confidence, site.leaks_where_nested_takes_it = Confidence.HIGH, True
                     if out_of_sight and site.confidence is not Confidence.HIGH:
                         continue
-                    if holder is not None:
-                        site.leaks_where_nested_takes_it = self._leaks_where_nested_takes_it(holder, branch, use, env)
                     if id(branch) in uncertain:
                         site.confidence = Confidence.MEDIUM
                     site.nested_in, site.scope = (holder.call if holder is not None else None), scope
@@ -497,10 +498,10 @@ class Detector:
 
     def _leaks_where_nested_takes_it(self, holder: "_Holder", branch: Branch, use: OpUse, env: _Env) -> bool:
         """Whether a product with a NaN or infinite factor (`nan * s`, a placeholder times `s`), held
-        by a nested select, is non-finite in its derivative also where that select takes it and the
-        enclosing one does not take `branch`. Its derivative is the factor whatever `s` is, so the
-        nested select's double where fixes nothing there: the enclosing zero cotangent is a leak of
-        its own."""
+        by a nested select, is provably non-finite in its derivative (HIGH) where that select takes
+        it and the enclosing one does not take `branch`, both conditions assumed. Its derivative is
+        the factor whatever `s` is, so the nested select's double where fixes nothing there: the
+        enclosing zero cotangent is a leak of its own, reported there."""
         if not use.leak_domain.is_everything() or None in (holder.branch.polarity, branch.polarity):
             return False
         taken = replace(holder.branch, polarity=not holder.branch.polarity)  # not taken: where the holder takes it
