@@ -478,9 +478,10 @@ class Detector:
     def _nested_uses(self, selects: list["_Nested"], branch: Branch, scope: Scope) -> list[tuple["_Holder", OpUse]]:
         """The ops in the branches of the selects nested in `branch` (`where(a, 0, where(b, u, v))`),
         directly or through locals (`imp = clip(where(b, u, v), lo, hi)`, `where(a, 0, imp)`), each
-        with the select that holds it: where the outer select leaves `branch` unselected, they are
-        unselected too, whatever the inner conditions say. Each nested select is searched once for
-        the branch (each of its branches on its own: an op reached from two of them is held by both)."""
+        with its holder (the select and the branch of it the op is in): where the outer select leaves
+        `branch` unselected, they are unselected too, whatever the inner conditions say. Each nested
+        select is searched once for the branch (each of its branches on its own: an op reached from
+        two of them is held by both)."""
         if branch.cond is None:
             return []
         found, pending, searched = [], list(selects), set()
@@ -1454,12 +1455,9 @@ def _explained_once(sites: list[LeakSite]) -> list[LeakSite]:
         groups.setdefault(key, []).append(site)
     dropped: set[int] = set()
     for group in groups.values():
-        enclosing = [s for s in group if s.nested_in is not None]
-        if not enclosing:
-            continue
         # A product with a NaN factor leaks at each select that drops it where the nested one takes
         # it: each is a leak of its own, explained by no other condition.
-        enclosing = [s for s in enclosing if not s.leaks_where_nested_takes_it]
+        enclosing = [s for s in group if s.nested_in is not None and not s.leaks_where_nested_takes_it]
         if not enclosing:
             continue
         own = [s for s in group if s.nested_in is None]
