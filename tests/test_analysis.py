@@ -527,6 +527,8 @@ def test_a_negated_local_decides_its_operand_the_other_way(condition: str, ok_th
         ("(a & x) | (b & x)", True, "x", True),  # whichever side holds, `x` does
         ("(a & x) | b", True, "x", None),
         ("c", True, "b", True),  # `c = a & b`: through the local
+        ("a + b", False, "a", False),  # truth arrays: `+` is an `or`, `*` an `and`
+        ("a * b", True, "b", True),
     ],
 )
 def test_a_condition_assumed_decides_its_sides(condition: str, truth: bool, side: str, decided) -> None:
@@ -534,6 +536,18 @@ def test_a_condition_assumed_decides_its_sides(condition: str, truth: bool, side
     cond, env = returned(source.format(condition))
     target, _ = returned(source.format(side))
     assert env.assuming(cond, truth).decided(target) is decided
+
+
+def test_a_name_rebound_after_a_condition_is_another_condition() -> None:
+    # `c` was built from the first `a`; the where that reads the second `a` is not decided by it.
+    source = "def f(x, y):\n    a = x > 0\n    c = a & (y > 0)\n    a = x < -1\n    return {}\n"
+    cond, env = returned(source.format("c"))
+    rebound, _ = returned(source.format("a"))
+    assert env.assuming(cond, True).decided(rebound) is None
+    unchanged = "def f(x, y):\n    a = x > 0\n    c = a & (y > 0)\n    return {}\n"
+    cond, env = returned(unchanged.format("c"))
+    same, _ = returned(unchanged.format("a"))
+    assert env.assuming(cond, True).decided(same) is True
 
 
 def test_a_local_is_read_through_what_it_was_assigned_and_compared_as_a_difference() -> None:

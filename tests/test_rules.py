@@ -63,6 +63,26 @@ def test_a_nested_op_is_reported_again_only_where_the_nested_fix_leaves_a_leak()
         "    k = jnp.where(far, jnp.nan, k)\n    out = jnp.where(pos, 1 - k * x, 0.0)\n    return jnp.where(far, 1.0, out)\n"
     )
     assert (7, "NAN002") in codes_by_line(placeholders)
+    # ... not where the two regions cannot meet: the nested select takes `res` only where `xi <= 0`,
+    # and an intermediate select already drops it wherever the outermost one does.
+    disjoint = "import jax.numpy as jnp\ndef f(s, xi):\n    res = jnp.nan * s\n    res = jnp.where(xi > 0, -s, res)\n    return jnp.where(xi > 0, 0.0, res)\n"
+    assert codes_by_line(disjoint) == [(4, "NAN002")]
+    between = (
+        "import jax.numpy as jnp\ndef f(s, xi):\n    res = jnp.nan * s\n    r1 = jnp.where(xi == 0, -s, res)\n"
+        "    r2 = jnp.where(xi > 0, 2 * s, r1)\n    return jnp.where(xi > 1, 0.0, r2)\n"
+    )
+    assert codes_by_line(between) == [(4, "NAN002"), (5, "NAN002")]
+    # ... nor where a placeholder is undecided by both conditions, or decided by a name since rebound.
+    undecided = (
+        "import jax.numpy as jnp\ndef f(x, k, far, other):\n    k = jnp.where(other, jnp.nan, k)\n"
+        "    out = jnp.where(x >= 0, k * x, 0.0)\n    return jnp.where(far, 1.0, out)\n"
+    )
+    assert (5, "NAN002") not in codes_by_line(undecided)
+    rebound = (
+        "import jax.numpy as jnp\ndef f(x, k, y):\n    far = y > 1\n    k = jnp.where(far, jnp.nan, k)\n    far = y < -1\n"
+        "    out = jnp.where(x >= 0, k * x, 0.0)\n    return jnp.where(far, 1.0, out)\n"
+    )
+    assert (7, "NAN002") not in codes_by_line(rebound)
 
 
 def test_a_condition_decides_a_placeholder_by_a_conjunct() -> None:

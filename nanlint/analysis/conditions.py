@@ -167,9 +167,10 @@ def _truth(cond: cst.BaseExpression, env: Env, compared: Callable, hops: int = 0
 
 def and_or(node: cst.BaseExpression, env: Env) -> Optional[tuple[bool, list[cst.BaseExpression]]]:
     """An `and` (True) or an `or` (False) of truth values, and its sides: `a & b`, `a and b`,
-    `jnp.logical_and(a, b)`, torch's `a.logical_or(b)`."""
+    `jnp.logical_and(a, b)`, torch's `a.logical_or(b)`; asked of a condition, whose sides are truth
+    arrays, also `a * b` and `a + b`."""
     if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)) and isinstance(node.operator, _AND_OR):
-        return isinstance(node.operator, (cst.BitAnd, cst.And)), [node.left, node.right]
+        return isinstance(node.operator, (cst.BitAnd, cst.And, cst.Multiply)), [node.left, node.right]
     call = _operator_call(node, env) if isinstance(node, cst.Call) else None
     if call is not None and call[0] in ("logical_and", "logical_or") and len(call[1]) == 2:
         return call[0] == "logical_and", call[1]
@@ -181,7 +182,8 @@ def combined_truth(conjunction: bool, truths: list[Optional[bool]]) -> Optional[
     return _all(truths) if conjunction else _any(truths)
 
 
-_AND_OR = (cst.BitAnd, cst.BitOr, cst.And, cst.Or)
+# Truth arrays: `+` is an `or` and `*` an `and` (`mask + diag`, as a condition, is bool + bool).
+_AND_OR = (cst.BitAnd, cst.BitOr, cst.And, cst.Or, cst.Add, cst.Multiply)
 _NEGATED = {
     cst.LessThan: cst.GreaterThanEqual,
     cst.LessThanEqual: cst.GreaterThan,

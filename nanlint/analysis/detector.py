@@ -10,7 +10,7 @@ a fix or a verification needs.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterator, NamedTuple, Optional
+from typing import Callable, Iterator, NamedTuple, Optional
 
 import libcst as cst
 
@@ -116,7 +116,7 @@ class _Env:
         detector: "Detector",
         scope: Scope,
         place: Place,
-        assumed: Optional[dict[str, bool]] = None,
+        assumed: Optional[dict[tuple, bool]] = None,
         regions: tuple = (),
         pinned: tuple = (),
     ) -> None:
@@ -402,13 +402,13 @@ class Detector:
                     # where this condition provably explains its pole, or, for a NaN factor's
                     # product, where the factor is provably NaN while the inner select takes it.
                     out_of_sight = holder is not None or use.helper is not None
-                    beyond = holder is not None and self._leaks_where_nested_takes_it(holder, branch, use, env)
-                    if out_of_sight and not beyond and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
+                    nan_factor_beyond_nested = holder is not None and self._leaks_where_nested_takes_it(holder, branch, use, env)
+                    if out_of_sight and not nan_factor_beyond_nested and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
                         continue
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
                     if site is None or site.kind not in kinds or self.excluded(call):
                         continue
-                    if beyond:
+                    if nan_factor_beyond_nested:
                         site.confidence, site.leaks_where_nested_takes_it = Confidence.HIGH, True
                     if out_of_sight and site.confidence is not Confidence.HIGH:
                         continue
@@ -484,30 +484,41 @@ class Detector:
         two of them is held by both)."""
         if branch.cond is None:
             return []
-        found, pending, searched = [], list(selects), set()
+        found: list[tuple[_Holder, OpUse]] = []
+        pending: list[tuple[_Nested, tuple[_Holder, ...]]] = [(nested, ()) for nested in selects]
+        searched: set[int] = set()
         while pending:
-            inner = pending.pop(0)
+            inner, path = pending.pop(0)
             if id(inner.call) in searched:
                 continue
             searched.add(id(inner.call))
             for inner_branch in self.branches_of(inner.call, scope):
                 search = self._search(inner_branch.expr, inner.env, scope)
-                holder = _Holder(inner.call, inner_branch, inner.env)
+                holder = _Holder(inner.call, inner_branch, inner.env, path)
                 found += [(holder, inner.reached(use)) for use in search.uses]
-                pending += [inner.through(nested) for nested in search.selects]
+                pending += [(inner.through(nested), (*path, holder)) for nested in search.selects]
         return found
 
     def _leaks_where_nested_takes_it(self, holder: "_Holder", branch: Branch, use: OpUse, env: _Env) -> bool:
         """Whether a product with a NaN or infinite factor (`nan * s`, a placeholder times `s`), held
-        by a nested select, is provably non-finite in its derivative (HIGH) where that select takes
-        it and the enclosing one does not take `branch`, both conditions assumed. Its derivative is
-        the factor whatever `s` is, so the nested select's double where fixes nothing there: the
-        enclosing zero cotangent is a leak of its own, reported there."""
-        if not use.leak_domain.is_everything() or None in (holder.branch.polarity, branch.polarity):
+        by a nested select, provably (HIGH) has a non-finite derivative where the enclosing select
+        does not take `branch` while the nested select, and every select between them, takes the
+        branch the product is in: all those conditions assumed, none contradicting another (that
+        region is empty, or an intermediate select already dropped the product there). Its
+        derivative is the factor whatever `s` is, so the nested select's double where fixes nothing
+        there: the enclosing zero cotangent is a leak of its own, reported there."""
+        if not use.leak_domain.is_everything() or branch.polarity is None:
             return False
-        taken = replace(holder.branch, polarity=not holder.branch.polarity)  # not taken: where the holder takes it
-        there = env.assuming(branch.cond, not branch.polarity).at(holder.env.place)
-        leaking = self._nonfinite_where_unselected(taken, use, there)
+        region = env.assuming(branch.cond, not branch.polarity)
+        for select in (*holder.path, holder):
+            taken = select.branch
+            if taken.polarity is None:
+                return False
+            region = region.at(select.env.place)
+            if region.decided(taken.cond) is (not taken.polarity) or decided_by_ranges(taken.cond, region) is (not taken.polarity):
+                return False  # it does not take the branch there
+            region = region.assuming(taken.cond, taken.polarity)
+        leaking = self._nonfinite_factor(use, _where_computed(use, region), region, lambda candidate: self._masked_on_condition(branch, candidate, env))
         return leaking is not None and leaking[1] is Confidence.HIGH
 
     def _clamps_at_poles(self) -> list[LeakSite]:
@@ -751,7 +762,7 @@ class Detector:
         (`zero_width = dx == 0` reads `dx` as `where(zero_width, 1.0, dx)` does)."""
         return set().union(*(self._variables(node, env, level, values) for level in range(depth + 1)))
 
-    def _masks(self, call: cst.Call, qualified: Optional[str], env: _Env, condition: Optional[frozenset[str]]) -> bool:
+    def _masks(self, call: cst.Call, qualified: Optional[str], env: _Env, condition: Optional[frozenset[tuple]]) -> bool:
         """A where on the outer select's own `condition` (its `_condition_keys`; `where(c, x, 1.0)`, `where(c, x, fallback)`):
         the author put a value of their choosing where the outer select does not look. A where on
         another condition (`where(c, -q, q)`, or a mask of `x > 0` under a select on `x > 5`) keeps
@@ -830,7 +841,7 @@ class Detector:
         depth: int,
         domain: IntervalSet,
         computed: bool = False,
-        condition: Optional[frozenset[str]] = None,
+        condition: Optional[frozenset[tuple]] = None,
         sole_input: bool = True,
     ) -> bool:
         """The argument is masked on the outer select's own `condition` (`_masks`), or kept off the
@@ -974,9 +985,15 @@ class Detector:
         as its where's condition is decided there (HIGH when it takes the non-finite side, no leak
         when the other, MEDIUM when undecided). A factor that is itself a placeholder passes a
         gradient only where its where takes its value. Of two placeholders, either may leak."""
-        node = use.node
-        computed = _where_computed(use, env)
         unselected = env.assuming(branch.cond, not branch.polarity)
+        return self._nonfinite_factor(use, _where_computed(use, env), unselected, lambda candidate: self._masked_on_condition(branch, candidate, env))
+
+    def _nonfinite_factor(
+        self, use: OpUse, computed: _Env, region: _Env, masked: Callable[[OpUse], bool]
+    ) -> Optional[tuple[OpUse, Confidence]]:
+        """`_nonfinite_where_unselected` in a region given by its assumptions; `masked`: whether a
+        candidate's operand is masked on the select's condition before the product."""
+        node = use.node
         other = node.left if use.arg is node.right else node.right
         orientations = [use]
         if self._placeholder(use.arg, computed) is not None and self._placeholder(other, computed) is not None:
@@ -984,9 +1001,9 @@ class Detector:
         found: Optional[tuple[OpUse, Confidence]] = None
         for candidate in orientations:
             factor = node.left if candidate.arg is node.right else node.right
-            nonfinite = self._takes_nonfinite(factor, computed, unselected, default=True)
-            cut = self._takes_nonfinite(candidate.arg, computed, unselected, default=False)  # no gradient back
-            if nonfinite is False or cut is True or self._masked_on_condition(branch, candidate, env):
+            nonfinite = self._takes_nonfinite(factor, computed, region, default=True)
+            cut = self._takes_nonfinite(candidate.arg, computed, region, default=False)  # no gradient back
+            if nonfinite is False or cut is True or masked(candidate):
                 continue
             confidence = Confidence.HIGH if nonfinite and cut is False else Confidence.MEDIUM
             if found is None or (confidence is Confidence.HIGH and found[1] is Confidence.MEDIUM):
@@ -1414,11 +1431,14 @@ class _Evaluated:
 
 
 class _Holder(NamedTuple):
-    """The select nested in a branch that holds an op, the branch of it the op is in, and where it is written."""
+    """The select nested in a branch that holds an op, the branch of it the op is in, where it is
+    written, and the selects it is nested in below the enclosing branch (outermost first, each
+    with the branch that leads to it)."""
 
     call: cst.Call
     branch: Branch
     env: "_Env"
+    path: tuple["_Holder", ...] = ()
 
 
 class _Nested(NamedTuple):
@@ -1551,13 +1571,13 @@ def _where_computed(use: OpUse, env: "_Env") -> "_Env":
     return env.at(use.definition.place) if use.definition is not None else env
 
 
-def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[str]:
+def _condition_keys(node: cst.BaseExpression, env: "_Env") -> frozenset[tuple]:
     """What a condition selects, as text, up to negation: two conditions with a key in common
     select the same elements, or each the other's complement."""
     return frozenset(_keyed_condition(node, env))
 
 
-def _implied(cond: cst.BaseExpression, truth: bool, env: "_Env", depth: int = 0) -> dict[str, bool]:
+def _implied(cond: cst.BaseExpression, truth: bool, env: "_Env", depth: int = 0) -> dict[tuple, bool]:
     """The truth of each condition `cond` being `truth` decides, by its key (`_keyed_condition`):
     itself; each side of a true `and` or a false `or`; and what every side of a true `or` (a false
     `and`) decides alike (`(a & x) | (b & x)` true makes `x` true)."""
@@ -1579,21 +1599,37 @@ def _implied(cond: cst.BaseExpression, truth: bool, env: "_Env", depth: int = 0)
     return decided
 
 
-def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[str, bool]:
-    """What a condition selects, as text, up to negation and broadcasting (`bad`, `~bad`,
-    `bad[..., None, None]`, `bad.unsqueeze(-1)`), and, for a local, as the expression it was
-    assigned (`small` for `small = t < eps`), through locals that name each other; each key with
-    whether `node` negates it (`big` in `small` after `small = ~big`)."""
-    keys: dict[str, bool] = {}
-    for inner, _, negated in _condition_chain(node, env):
-        keys.setdefault(bare_code(inner, env.detector.code), negated)
+def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[tuple, bool]:
+    """What a condition selects, as text with the bindings of the names it reads, up to negation
+    and broadcasting (`bad`, `~bad`, `bad[..., None, None]`, `bad.unsqueeze(-1)`), and, for a
+    local, as the expression it was assigned (`small` for `small = t < eps`), through locals that
+    name each other; each key with whether `node` negates it (`big` in `small` after `small =
+    ~big`). A name rebound in between (`a = x > 0`, `c = a & b`, `a = x < -1`) is another key."""
+    keys: dict[tuple, bool] = {}
+    for inner, here, negated in _condition_chain(node, env):
+        keys.setdefault(_condition_key(inner, here), negated)
     return keys
+
+
+def _condition_key(node: cst.BaseExpression, env: "_Env") -> tuple:
+    """The condition's text and the bindings of the names it reads (`env`: where it is written)."""
+    reads = frozenset((name.value, tuple(map(id, env.bindings(name)))) for name in _loads(node))
+    return bare_code(node, env.detector.code), reads
+
+
+def _written(node: cst.BaseExpression, env: "_Env") -> "_Env":
+    """Where a condition is written, to read its names there (not where it is asked about: a
+    placeholder's `far` is the `far` bound before it); `env` for a node built by nanlint."""
+    index = env.detector.index
+    place = index.place.get(id(node))
+    return env if place is None else _Env(env.detector, index.scope_at(node), place, env.assumed, env.regions, env.pinned)
 
 
 def _condition_chain(node: cst.BaseExpression, env: "_Env") -> Iterator[tuple[cst.BaseExpression, "_Env", bool]]:
     """A condition without its negations and reshapes (`_strip`), then what the local it names was
     assigned, and so on through locals that name each other (`c = small`, `small = t < eps`): each
     with the place it is read at and whether `node` negates it."""
+    env = _written(node, env)
     inner, negated = _strip(node, env)
     yield inner, env, negated
     for _ in range(MAX_INDIRECTION):
