@@ -1581,22 +1581,21 @@ def _implied(cond: cst.BaseExpression, truth: bool, env: "_Env", depth: int = 0)
     """The truth of each condition `cond` being `truth` decides, by its key (`_keyed_condition`):
     itself; each side of a true `and` or a false `or`; and what every side of a true `or` (a false
     `and`) decides alike (`(a & x) | (b & x)` true makes `x` true)."""
-    decided = {key: truth != negated for key, negated in _keyed_condition(cond, env).items()}
-    if depth >= MAX_INDIRECTION:
-        return decided
+    decided: dict[tuple, bool] = {}
+    found: Optional[dict[tuple, bool]] = None  # from the first `and` or `or` of the chain
     for inner, here, negated in _condition_chain(cond, env):
-        combined = and_or(inner, here)
+        holds = truth != negated  # the truth of `inner`
+        decided.setdefault(_condition_key(inner, here), holds)
+        combined = and_or(inner, here) if found is None and depth < MAX_INDIRECTION else None
         if combined is None:
             continue
         conjunction, sides = combined
-        holds = truth != negated  # the truth of `inner`
         each = [_implied(side, holds, here, depth + 1) for side in sides]
         if conjunction == holds:  # every side takes it
             found = {key: value for side in each for key, value in side.items()}
         else:  # one side does, which: only what they all decide alike is known
             found = {key: value for key, value in each[0].items() if all(side.get(key) == value for side in each[1:])}
-        return {**found, **decided}
-    return decided
+    return {**(found or {}), **decided}
 
 
 def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[tuple, bool]:
