@@ -85,6 +85,31 @@ def test_a_nested_op_is_reported_again_only_where_the_nested_fix_leaves_a_leak()
     assert (7, "NAN002") not in codes_by_line(rebound)
 
 
+def test_a_helpers_own_selects_are_nested_selects_of_the_branch_that_calls_it() -> None:
+    # A closure whose select chain keeps `nan * s` where `xi` is the NaN placeholder: the enclosing
+    # select drops the call's value there, and the helper's own findings mask nothing for it.
+    nan_factor = (
+        "import jax.numpy as jnp\ndef gev(obs, shape):\n    def _adjust(s, xi):\n        res = jnp.nan * s\n"
+        "        return jnp.where(xi > 0, 2 * s, jnp.where(xi < 0, -s, res))\n"
+        "    zero = shape == 0.0\n    shape = jnp.where(~zero, shape, jnp.nan)\n    g = _adjust(obs, shape)\n"
+        "    return jnp.where(zero, -obs, obs - g)\n"
+    )
+    assert (9, "NAN002") in codes_by_line(nan_factor)
+    # Where the enclosing select drops the call, the helper's select takes `1 / x`, at its pole.
+    taken = "import jax.numpy as jnp\ndef _f(x):\n    return jnp.where(x < 1.0, 1.0 / x, 1.0)\ndef g(x):\n    return jnp.where(x > 0.5, _f(x), 0.0)\n"
+    assert codes_by_line(taken) == [(5, "NAN001")]
+    # ... not where the helper's select drops it itself: its own finding (the double where inside
+    # the helper) masks the op there, for every caller.
+    dropped = (
+        "import jax.numpy as jnp\ndef _f(p, k):\n    return jnp.where(jnp.abs(k) < 1e-10, -p, jnp.expm1(-k * p) / k)\n"
+        "def g(p, k):\n    return jnp.where(k >= 1.0 / 3.0, _f(p, k), p)\n"
+    )
+    assert (3, "NAN001") in codes_by_line(dropped) and all(row != 5 for row, _ in codes_by_line(dropped))
+    # ... nor where the selected branch meets the same pole.
+    same_pole = "import jax.numpy as jnp\ndef _f(x):\n    return jnp.where(x < 1.0, 1.0 / x, 1.0)\ndef g(x):\n    return jnp.where(x > 0.5, _f(x), 2.0 / x)\n"
+    assert codes_by_line(same_pole) == []
+
+
 def test_a_condition_decides_a_placeholder_by_a_conjunct() -> None:
     # Where `u_inf & (m == 0)` leaves the product out, `u_inf` holds: `u` is the NaN placeholder there.
     source = (

@@ -269,11 +269,12 @@ class Detector:
         return self._inlined[key]
 
     def own_helper(self, call: cst.Call, env: "_Env") -> Optional[cst.FunctionDef]:
-        """The function this file defines at its top level that `call` calls by name, if one (the
-        prefilter knows those: `FileHelpers`), and autodiff goes through its body: not one with
-        a derivative of its own (`@custom_jvp`), nor one never differentiated."""
+        """The function this file defines that `call` calls by name, if one: at its top level (the
+        prefilter knows those: `FileHelpers`), or in the function around the call (a closure, read
+        in the same slice); and autodiff goes through its body: not one with a derivative of its
+        own (`@custom_jvp`), nor one never differentiated."""
         binding = env.binding(call.func) if isinstance(call.func, cst.Name) else None
-        function = binding.function if binding is not None and binding.module_definition else None
+        function = binding.function if binding is not None else None
         return function if function is not None and not self._in_excluded_span(function.body) else None
 
     def _imported_helper(self, name: str) -> Optional[cst.FunctionDef]:
@@ -396,7 +397,7 @@ class Detector:
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     if others and all(id(use.node) in evaluated.ops(b) for b in others):
                         continue  # so does the op itself (`where(c, u / d, d / v)` through locals): no branch hides it
-                    if holder is None and others and all(self._pole(use) in evaluated.poles(b) for b in others):
+                    if others and all(self._pole(use) in evaluated.poles(b) for b in others):
                         continue  # every branch meets the same pole (`where(c, a / m, b / m)`): the selected one is singular there too
                     # An op out of sight, in an inner select or in a helper the branch calls: only
                     # where this condition provably explains its pole, or, for a NaN factor's
@@ -405,6 +406,8 @@ class Detector:
                     nan_factor_beyond_nested = holder is not None and self._leaks_where_nested_takes_it(holder, branch, use, env)
                     if out_of_sight and not nan_factor_beyond_nested and self._guard_verdict(branch, use, env)[0] not in _PROVEN:
                         continue
+                    if holder is not None and use.helper is not None and not nan_factor_beyond_nested and not self._taken_where_dropped(holder, branch, env):
+                        continue  # a helper's select that drops the op there: the helper's own finding
                     site = self._classify(call, select_fn, framework, method_form, branch, use, env)
                     if site is None or site.kind not in kinds or self.excluded(call):
                         continue
@@ -492,12 +495,31 @@ class Detector:
             if id(inner.call) in searched:
                 continue
             searched.add(id(inner.call))
-            for inner_branch in self.branches_of(inner.call, scope):
+            resolved = self._resolve_select(inner.call, inner.env)
+            for inner_branch in self._branches(inner.call, resolved[0], resolved[2]) if resolved is not None else []:
                 search = self._search(inner_branch.expr, inner.env, scope)
                 holder = _Holder(inner.call, inner_branch, inner.env, path)
                 found += [(holder, inner.reached(use)) for use in search.uses]
                 pending += [(inner.through(nested), (*path, holder)) for nested in search.selects]
         return found
+
+    def _taken_where_dropped(self, holder: "_Holder", branch: Branch, env: _Env) -> bool:
+        """Whether, where the enclosing select does not take `branch`, the nested select and every
+        select between them provably take the branch that holds the op (by the conditions' keys or
+        by value ranges): there the op's value is the branch's, and the enclosing select's zero
+        cotangent meets its derivative, whatever the nested select's own finding masks."""
+        if branch.polarity is None:
+            return False
+        region = env.assuming(branch.cond, not branch.polarity)
+        for select in (*holder.path, holder):
+            taken = select.branch
+            if taken.polarity is None:
+                return False
+            region = region.at(select.env.place)
+            if region.decided(taken.cond) is not taken.polarity and decided_by_ranges(taken.cond, region) is not taken.polarity:
+                return False
+            region = region.assuming(taken.cond, taken.polarity)
+        return True
 
     def _leaks_where_nested_takes_it(self, holder: "_Holder", branch: Branch, use: OpUse, env: _Env) -> bool:
         """Whether a product with a NaN or infinite factor (`nan * s`, a placeholder times `s`), held
@@ -993,7 +1015,7 @@ class Detector:
     ) -> Optional[tuple[OpUse, Confidence]]:
         """`_nonfinite_where_unselected` in a region given by its assumptions; `masked`: whether a
         candidate's operand is masked on the select's condition before the product."""
-        node = use.node
+        node = use.inside if use.inside is not None else use.node
         other = node.left if use.arg is node.right else node.right
         orientations = [use]
         if self._placeholder(use.arg, computed) is not None and self._placeholder(other, computed) is not None:
@@ -1354,14 +1376,14 @@ class _BranchSearch(cst.CSTVisitor):
             self.uses.append(use)
         elif self.depth < self.limit and (helper := detector.own_helper(node, env)) is not None and (body := env.inlined(node)) is not None:
             # A straight-line helper of this file computes its ops on the call's arguments:
-            # `_f(x, x2)` divides by `x2` if `_f` does. Its own selects and helpers are not read.
+            # `_f(x, x2)` divides by `x2` if `_f` does. The helpers it calls are not read.
             search = _BranchSearch(detector, env, self.scope, self.seen, self.depth + 1, self.limit)
             visit(body, search)
-            self.uses += [
-                replace(found, node=node, inside=found.node, helper=helper)
-                for found in search.uses
-                if found.helper is None and found.via is None
-            ]
+            called = (node, helper)
+            self.uses += [_in_helper(found, called) for found in search.uses if found.helper is None and found.via is None]
+            # Its own selects are nested selects of the branch, their ops reported at the call (a
+            # select it reaches through the call's arguments is the branch's own, met below).
+            self.selects += [nested._replace(helper=called) for nested in search.selects if nested.helper is None and id(nested.call) not in detector.index.place]
         # What a call reads: its arguments, and a method's receiver (not a called name: `f(x)` reads
         # `x`); not the argument of `zeros_like(x)`, whose values no gradient reaches.
         shape = detector._shape_argument(node, env)
@@ -1450,19 +1472,30 @@ class _Nested(NamedTuple):
     env: "_Env"
     via: Optional[cst.Name]
     definition: Optional[Binding]
+    helper: Optional[tuple[cst.Call, cst.FunctionDef]] = None  # the call of the helper it is written in
 
     def reached(self, use: OpUse) -> OpUse:
-        """`use`, found in this select's branches, as the outer branch reaches it: through the
-        branch's own local first (what a user reads), held by the innermost definition."""
+        """`use`, found in this select's branches, as the outer branch reaches it: at the call of
+        the helper it is in, if one; through the branch's own local first (what a user reads), held
+        by the innermost definition."""
+        if self.helper is not None and use.helper is None:
+            use = _in_helper(use, self.helper)
         if self.via is None:
             return use
         return replace(use, via=self.via, definition=use.definition or self.definition)
 
     def through(self, nested: "_Nested") -> "_Nested":
         """A select nested in this one's branches, as the outer branch reaches it."""
+        helper = nested.helper or self.helper
         if self.via is None:
-            return nested
-        return _Nested(nested.call, nested.env, self.via, nested.definition or self.definition)
+            return nested._replace(helper=helper)
+        return _Nested(nested.call, nested.env, self.via, nested.definition or self.definition, helper)
+
+
+def _in_helper(use: OpUse, called: tuple[cst.Call, cst.FunctionDef]) -> OpUse:
+    """An op a straight-line helper evaluates, as its call reaches it (reported at the call)."""
+    call, function = called
+    return replace(use, node=call, inside=use.node, helper=function)
 
 
 def _explained_once(sites: list[LeakSite]) -> list[LeakSite]:

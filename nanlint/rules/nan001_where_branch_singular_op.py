@@ -43,8 +43,8 @@ class WhereBranchSingularOp(Rule):
     everywhere. When the condition calls a function it must be evaluated once and hoisted into a
     local, which makes the fix unsafe. Non-elementwise ops (norms) are display-only, and so is an
     op inside a straight-line helper of the file that the branch calls (reported at the call, only
-    where the condition provably puts it at its pole): mask it in the helper, or mask what the call
-    passes.
+    where the condition provably puts it at its pole, and, in a select of the helper's own, only
+    where that select provably takes it there): mask it in the helper, or mask what the call passes.
 
     ## References
     - JAX FAQ: "Gradients contain NaN where using where"
