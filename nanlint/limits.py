@@ -8,7 +8,9 @@ BINDING_COST = 25
 MAX_INDIRECTION = 3  # locals followed from a branch to the op that defines them: `s = sqrt(x)`
 # Assignments before a helper's `return`: the prefilter keeps such a helper, and the detector reads
 # its call as the expression it returns (prefilter/helpers.py, analysis/inline.py).
-MAX_HELPER_STEPS = 8
+MAX_HELPER_STEPS = 12
+# Nodes a helper's call may stand for once its locals are written out (each read is a copy).
+MAX_INLINED_NODES = 2000
 # Locals followed back to the computation that makes a value (NAN201, the verification harness),
 # and to see that every branch of a select evaluates an op (detector's `_Evaluated`).
 MAX_WAY = 8

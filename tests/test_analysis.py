@@ -588,6 +588,8 @@ def test_interval_set_algebra() -> None:
         ("def h(x):\n    return [x for x in range(3)]", "h(v)", None),  # a comprehension binds x again
         ("def h(x):\n    return x", "h(*vs)", None),
         ("def h(x, y):\n    return x / y", "h(v)", None),  # y has no value
+        # Each local read twice: written out, the return would hold 2**11 copies of `v`.
+        ("def h(x):\n" + "".join(f"    x{i + 1} = x{i} + x{i}\n" for i in range(10)).replace("x0", "x") + "    return x10 + x10", "h(v)", None),
     ],
 )
 def test_a_straight_line_helper_returns_its_expression_in_the_call_arguments(helper: str, call: str, expected) -> None:

@@ -10,6 +10,7 @@ from nanlint.catalog.lookup import Catalog
 from nanlint.check import Checker
 from nanlint.config.settings import Settings
 from nanlint.fix.model import Applicability
+from nanlint.limits import MAX_HELPER_STEPS
 from nanlint.prefilter import Reported, Verdict, prefilter
 from nanlint.prefilter.stores import may_store
 from nanlint.prefilter.textscan import scan_imports, spelled_calls
@@ -847,10 +848,11 @@ def test_a_fix_never_reuses_a_name_the_file_spells() -> None:
 def test_a_helper_is_read_alike_sliced_and_whole() -> None:
     # The detector reads a helper's value only where the prefilter would keep it: a long body, an
     # `async def` and a bytes "docstring" are no straight-line helpers on either path.
-    steps = "".join(f"    y{i} = y{i - 1} + 1.0\n" for i in range(1, 10))
+    last = MAX_HELPER_STEPS + 1
+    steps = "".join(f"    y{i} = y{i - 1} + 1.0\n" for i in range(1, last + 1))
     source = (
         "import jax.numpy as jnp\n\n"
-        f"def _long(y0):\n{steps}    return jnp.abs(y9) + 1.0\n\n"
+        f"def _long(y0):\n{steps}    return jnp.abs(y{last}) + 1.0\n\n"
         "async def _later(x):\n    return jnp.abs(x) + 1.0\n\n"
         'def _bytes(x):\n    b"not a docstring"\n    return jnp.abs(x) + 1.0\n\n'
         'def _short(x):\n    "A docstring."\n    return jnp.abs(x) + 1.0\n\n'

@@ -4,7 +4,8 @@
 the argument of `sqrt` is the helper's return expression with `r2` in place of its parameter, and
 the value questions (ranges, guards) read that. Only a helper whose body is assignments to names
 then one `return` (after a docstring) is read, each local replaced by what it was assigned:
-anything else (a branch, a loop, `*args`) and the call's value stays unknown.
+anything else (a branch, a loop, `*args`) and the call's value stays unknown, as it does when
+written out it would be too large (each read of a local is a copy).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Optional
 
 import libcst as cst
 
-from nanlint.limits import MAX_HELPER_STEPS
+from nanlint.analysis.tree import walk
+from nanlint.limits import MAX_HELPER_STEPS, MAX_INLINED_NODES
 
 
 def inlined(function: cst.FunctionDef, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -26,12 +28,23 @@ def inlined(function: cst.FunctionDef, call: cst.Call) -> Optional[cst.BaseExpre
     bound = _bind(function.params, call)
     if bound is None:
         return None
+    sizes = {name: _size(value, {}) for name, value in bound.items()}
     for name, value in steps:
+        # A local read twice is copied twice: a chain of such steps doubles at each one.
+        size = _size(value, sizes)
+        if size > MAX_INLINED_NODES:
+            return None
         substituted = value.visit(_Substitute(bound))
         if name is None:
             return substituted
-        bound = {**bound, name: substituted}
+        bound, sizes = {**bound, name: substituted}, {**sizes, name: size}
     return None
+
+
+def _size(expression: cst.BaseExpression, sizes: dict[str, int]) -> int:
+    """How many nodes `expression` has once each name in `sizes` is replaced by what it stands for
+    (at most: a name that is an attribute's label is counted as a read)."""
+    return sum(sizes.get(node.value, 1) if isinstance(node, cst.Name) else 1 for node in walk(expression))
 
 
 def _straight_line(function: cst.FunctionDef) -> Optional[list[tuple[Optional[str], cst.BaseExpression]]]:
