@@ -503,23 +503,31 @@ class Detector:
                 pending += [(inner.through(nested), (*path, holder)) for nested in search.selects]
         return found
 
-    def _taken_where_dropped(self, holder: "_Holder", branch: Branch, env: _Env) -> bool:
-        """Whether, where the enclosing select does not take `branch`, the nested select and every
-        select between them provably take the branch that holds the op (by the conditions' keys or
-        by value ranges): there the op's value is the branch's, and the enclosing select's zero
-        cotangent meets its derivative, whatever the nested select's own finding masks."""
+    def _region_taking(self, holder: "_Holder", branch: Branch, env: _Env, surely: bool) -> Optional[_Env]:
+        """Where the enclosing select does not take `branch` while the nested select, and every
+        select between them, takes the branch that leads to the op: each condition assumed in
+        turn. None when one is decided the other way there (by its key or by value ranges), or,
+        with `surely`, when one is not decided to take it."""
         if branch.polarity is None:
-            return False
+            return None
         region = env.assuming(branch.cond, not branch.polarity)
         for select in (*holder.path, holder):
             taken = select.branch
             if taken.polarity is None:
-                return False
+                return None
             region = region.at(select.env.place)
-            if region.decided(taken.cond) is not taken.polarity and decided_by_ranges(taken.cond, region) is not taken.polarity:
-                return False
+            decided = (region.decided(taken.cond), decided_by_ranges(taken.cond, region))
+            if (taken.polarity not in decided) if surely else (not taken.polarity) in decided:
+                return None
             region = region.assuming(taken.cond, taken.polarity)
-        return True
+        return region
+
+    def _taken_where_dropped(self, holder: "_Holder", branch: Branch, env: _Env) -> bool:
+        """Whether, where the enclosing select does not take `branch`, the nested select and every
+        select between them provably take the branch that holds the op: there the op's value is
+        the branch's, and the enclosing select's zero cotangent meets its derivative, whatever the
+        nested select's own finding masks."""
+        return self._region_taking(holder, branch, env, surely=True) is not None
 
     def _leaks_where_nested_takes_it(self, holder: "_Holder", branch: Branch, use: OpUse, env: _Env) -> bool:
         """Whether a product with a NaN or infinite factor (`nan * s`, a placeholder times `s`), held
@@ -529,17 +537,9 @@ class Detector:
         region is empty, or an intermediate select already dropped the product there). Its
         derivative is the factor whatever `s` is, so the nested select's double where fixes nothing
         there: the enclosing zero cotangent is a leak of its own, reported there."""
-        if not use.leak_domain.is_everything() or branch.polarity is None:
+        region = self._region_taking(holder, branch, env, surely=False) if use.leak_domain.is_everything() else None
+        if region is None:
             return False
-        region = env.assuming(branch.cond, not branch.polarity)
-        for select in (*holder.path, holder):
-            taken = select.branch
-            if taken.polarity is None:
-                return False
-            region = region.at(select.env.place)
-            if region.decided(taken.cond) is (not taken.polarity) or decided_by_ranges(taken.cond, region) is (not taken.polarity):
-                return False  # it does not take the branch there
-            region = region.assuming(taken.cond, taken.polarity)
         leaking = self._nonfinite_factor(use, _where_computed(use, region), region, lambda candidate: self._masked_on_condition(branch, candidate, env))
         return leaking is not None and leaking[1] is Confidence.HIGH
 
