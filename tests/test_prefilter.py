@@ -845,6 +845,12 @@ def test_a_fix_never_reuses_a_name_the_file_spells() -> None:
     assert finding[5][0][0].strip().startswith("ok_1 = ")
 
 
+def test_a_unit_that_calls_a_closure_holding_an_op_is_kept_and_read_as_the_whole_file_is() -> None:
+    source = "import jax.numpy as jnp\ndef g(x):\n    def _f(t):\n        return 1.0 / t\n    return jnp.where(x > 0.5, _f(x), 0.0)\n"
+    (finding,) = assert_same(source)
+    assert finding[0] == "NAN001" and finding[1].row == 5
+
+
 def test_a_helper_is_read_alike_sliced_and_whole() -> None:
     # The detector reads a helper's value only where the prefilter would keep it: a long body, an
     # `async def` and a bytes "docstring" are no straight-line helpers on either path.

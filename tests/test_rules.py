@@ -110,6 +110,51 @@ def test_a_helpers_own_selects_are_nested_selects_of_the_branch_that_calls_it() 
     assert codes_by_line(same_pole) == []
 
 
+def test_a_helpers_select_holds_only_what_the_helper_writes() -> None:
+    # The helpers a helper calls are not read, in its selects as outside them; nor is a helper's
+    # select read again through a call of its own name (the chain would never end).
+    calls_a_helper = (
+        "import jax.numpy as jnp\ndef h0(x):\n    return 1.0 / x\ndef h1(x):\n    return jnp.where(x < 1.0, h0(x), x / 2.0)\n"
+        "def g(x):\n    return jnp.where(x > 0.5, h1(x), 0.0)\n"
+    )
+    assert codes_by_line(calls_a_helper) == []
+    calls_itself = (
+        "import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t < 1.0, 1.0 / t, t)\ndef f(t, f=f):\n    return jnp.where(t > 0.0, f(t), 0.0)\n"
+        "def g(x):\n    return jnp.where(x > 0.5, f(x), 0.0)\n"
+    )
+    assert codes_by_line(calls_itself) == []  # and it ends: it did not, each inlining a new select
+
+
+def test_the_same_pole_is_the_same_argument_as_bound_not_as_written() -> None:
+    # `2.0 / x` divides by the `x` rebound after `a`: at the new `x == 0` the old one is 3, and
+    # `a`'s `1.0 / x` leaks alone where the select takes `2.0 / x` (finite value, NaN gradient).
+    source = (
+        "import jax.numpy as jnp\ndef g(x):\n    a = jnp.where(x < 1.0, 1.0 / x, 1.0)\n    x = x - 3.0\n"
+        "    return jnp.where((x > -3.5) & (x < 0.5), 2.0 / x, a)\n"
+    )
+    assert (5, "NAN002") in codes_by_line(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # A default is read where the function is defined: `p` is 5, not the 0 bound after it.
+        "import jax.numpy as jnp\ndef g(x):\n    k = 5.0\n    def _f(t, p=k):\n        return jnp.where(t < 10.0, 1.0 / (t - p), 1.0)\n"
+        "    k = 0.0\n    return jnp.where(x > 0.5, _f(x), k)\n",
+        # The caller's own `k` is not the closure's.
+        "import jax.numpy as jnp\ndef g(x):\n    k = 5.0\n    def _f(t):\n        return jnp.where(t < 10.0, 1.0 / (t - k), 1.0)\n"
+        "    def h(y):\n        k = 0.0\n        return jnp.where(y > 0.5, _f(y), k)\n    return h(x)\n",
+        # ... nor is it the module's, which a helper of the module reads.
+        "import jax.numpy as jnp\nk = 5.0\ndef _f(x):\n    return jnp.where(x < 10.0, 1.0 / (x - k), 1.0)\n"
+        "def g(x):\n    k = 0.0\n    return jnp.where(x > 0.5, _f(x), k)\n",
+    ],
+)
+def test_a_helper_reads_its_own_names_where_python_does(source: str) -> None:
+    # At `x == 0` the divisor is -5, far from its pole: no finding at the call (the last line).
+    last = source.count("\n")
+    assert all(row != last for row, _ in codes_by_line(source))
+
+
 def test_a_condition_decides_a_placeholder_by_a_conjunct() -> None:
     # Where `u_inf & (m == 0)` leaves the product out, `u_inf` holds: `u` is the NaN placeholder there.
     source = (

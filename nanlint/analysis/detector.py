@@ -26,7 +26,7 @@ from nanlint.analysis.conditions import (
     selected_values,
     values_where,
 )
-from nanlint.analysis.inline import inlined
+from nanlint.analysis.inline import free_names, inlined
 from nanlint.analysis.masking import mask_sites, masked_value
 from nanlint.analysis.names import (
     Binding,
@@ -262,11 +262,25 @@ class Detector:
         if key not in self._inlined:
             binding = env.binding(call.func) if isinstance(call.func, cst.Name) else None
             function = binding.function if binding is not None else None
+            if function is not None and not self._reads_alike(function, binding, env):
+                function = None
             if function is None and isinstance(call.func, cst.Name) and (binding is None or binding.imported is not None):
                 # An import (a relative one binds nothing here) of a helper the prefilter read.
                 function = self._imported_helper(call.func.value)
             self._inlined[key] = inlined(function, call) if function is not None else None
         return self._inlined[key]
+
+    def _reads_alike(self, function: cst.FunctionDef, binding: Binding, env: "_Env") -> bool:
+        """Whether the names a helper of this file reads of its own mean at the call what they mean
+        to it: a name its body reads, what the scope it is defined in holds when the call runs (late
+        binding: not a local of the caller's that shadows it); a name a default reads, what it held
+        where the function was defined (early binding)."""
+        defined_in = next((s for s in env.scope.lookup_chain() if any(b is binding for b in s.bindings.get(binding.name, ()))), None)
+        if defined_in is None:
+            return False
+        body, defaults = free_names(function)
+        late = all(binding_at(defined_in, name, env.place) is binding_at(env.scope, name, env.place) for name in body)
+        return late and all(binding_at(defined_in, name, binding.place) is binding_at(env.scope, name, env.place) for name in defaults)
 
     def own_helper(self, call: cst.Call, env: "_Env") -> Optional[cst.FunctionDef]:
         """The function this file defines that `call` calls by name, if one: at its top level (the
@@ -397,7 +411,7 @@ class Detector:
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     if others and all(id(use.node) in evaluated.ops(b) for b in others):
                         continue  # so does the op itself (`where(c, u / d, d / v)` through locals): no branch hides it
-                    if others and all(self._pole(use) in evaluated.poles(b) for b in others):
+                    if others and all(self._pole(use, env) in evaluated.poles(b) for b in others):
                         continue  # every branch meets the same pole (`where(c, a / m, b / m)`): the selected one is singular there too
                     # An op out of sight, in an inner select or in a helper the branch calls: only
                     # where this condition provably explains its pole, or, for a NaN factor's
@@ -444,9 +458,11 @@ class Detector:
 
         return nan_may_reach_result(call, scope, self.index.parent, self._env_at, self._names_read, drops)
 
-    def _pole(self, use: OpUse) -> tuple[str, IntervalSet]:
-        """Where an op is singular: its argument's text and the values that leak there."""
-        return self.code(use.arg), use.leak_domain
+    def _pole(self, use: OpUse, env: "_Env") -> tuple[tuple, IntervalSet]:
+        """Where an op is singular: its argument's text with the bindings of the names it reads
+        (where it is computed: `x` rebound between two selects is another `x`), and the values that
+        leak there."""
+        return _condition_key(use.arg, _written(use.arg, _where_computed(use, env))), use.leak_domain
 
     def _value_reads(self, node: cst.BaseExpression, env: "_Env") -> set[str]:
         """The names whose values `node` reads: not `x` in `zeros_like(x)` or `x.dtype`, which read
@@ -499,9 +515,21 @@ class Detector:
             for inner_branch in self._branches(inner.call, resolved[0], resolved[2]) if resolved is not None else []:
                 search = self._search(inner_branch.expr, inner.env, scope)
                 holder = _Holder(inner.call, inner_branch, inner.env, path)
-                found += [(holder, inner.reached(use)) for use in search.uses]
-                pending += [(inner.through(nested), (*path, holder)) for nested in search.selects]
+                uses, nested_selects = search.uses, search.selects
+                if inner.helper is not None:
+                    # A helper's select holds what the helper writes: not what the call's
+                    # arguments and locals bring in (the branch meets those itself), nor what the
+                    # helpers it calls compute (not read, as for its ops outside selects).
+                    uses = [use for use in uses if self._written_in_helper(use.node, use)]
+                    nested_selects = [nested for nested in nested_selects if self._written_in_helper(nested.call, nested)]
+                found += [(holder, inner.reached(use)) for use in uses]
+                pending += [(inner.through(nested), (*path, holder)) for nested in nested_selects]
         return found
+
+    def _written_in_helper(self, node: cst.CSTNode, reached: "OpUse | _Nested") -> bool:
+        """Whether an op or a select met in an inlined helper's select is the helper's own: built
+        by the inlining (not a node of the file), reached through no local and no helper."""
+        return id(node) not in self.index.place and reached.via is None and reached.helper is None
 
     def _region_taking(self, holder: "_Holder", branch: Branch, env: _Env, surely: bool) -> Optional[_Env]:
         """Where the enclosing select does not take `branch` while the nested select, and every
@@ -1442,7 +1470,7 @@ class _Evaluated:
             return set(), set()
         if key not in self._found:
             uses = self.detector._search(branch.expr, self.env, self.scope, limit=MAX_WAY).uses
-            self._found[key] = {id(use.node) for use in uses}, {self.detector._pole(use) for use in uses}
+            self._found[key] = {id(use.node) for use in uses}, {self.detector._pole(use, self.env) for use in uses}
         return self._found[key]
 
     def ops(self, branch: Branch) -> set[int]:

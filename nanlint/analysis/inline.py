@@ -47,6 +47,39 @@ def _size(expression: cst.BaseExpression, sizes: dict[str, int]) -> int:
     return sum(sizes.get(node.value, 1) if isinstance(node, cst.Name) else 1 for node in walk(expression))
 
 
+def free_names(function: cst.FunctionDef) -> tuple[frozenset[str], frozenset[str]]:
+    """The names a straight-line helper reads of its own, which its call reads where it is made:
+    those its body reads that are neither parameters nor its locals, and those its defaults read."""
+    steps = _straight_line(function) or []
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    bound = {p.name.value for p in every} | {name for name, _ in steps if name is not None}
+    body = {name for _, value in steps for name in _reads(value)} - bound
+    defaults = {name for p in every if p.default is not None for name in _reads(p.default)}
+    return frozenset(body), frozenset(defaults)
+
+
+def _reads(expression: cst.BaseExpression) -> set[str]:
+    """The names an expression reads, as `_Substitute` replaces them: not an attribute's name, nor a
+    keyword."""
+    found: set[str] = set()
+
+    class _Reader(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+    expression.visit(_Reader())
+    return found
+
+
 def _straight_line(function: cst.FunctionDef) -> Optional[list[tuple[Optional[str], cst.BaseExpression]]]:
     """`name = value` steps, then the returned value (with name None); None for any other body. The
     same helpers as the prefilter keeps (`prefilter.helpers.straight_line_function`), so that a

@@ -46,7 +46,11 @@ HelperFinder = Callable[[str, int, str], tuple[Optional[Helper], Optional[str]]]
 def straight_line_function(tree: Optional[ast.Module]) -> Optional[ast.FunctionDef]:
     """The function a unit defines, when its body is assignments to names then one `return`: the
     helpers `analysis.inline._straight_line` reads, told here by `ast` before libcst is loaded."""
-    function = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    return straight_line_def(tree.body[0]) if tree is not None and len(tree.body) == 1 else None
+
+
+def straight_line_def(function: ast.AST) -> Optional[ast.FunctionDef]:
+    """`function`, when it is a `def` whose body is assignments to names then one `return`."""
     if not isinstance(function, ast.FunctionDef):
         return None
     body = function.body

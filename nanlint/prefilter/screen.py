@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS, NONFINITE_NAMES, Arg, SelectFunction
 from nanlint.limits import MAX_DEPTH, MAX_INDIRECTION
+from nanlint.prefilter.helpers import straight_line_def
 from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, leaf_name, start_position
 from nanlint.prefilter.textscan import Imports
 
@@ -67,6 +68,10 @@ class Screen:
         # helper's ops at its call). Set once the file's units are known.
         self.helpers: Optional[FileHelpers] = None
         self._op_text: Optional[re.Pattern] = None
+        # The unit being screened, and the functions defined inside it (read on first ask).
+        self._unit: Optional[ast.AST] = None
+        self._closures: Optional[dict[str, list[ast.FunctionDef]]] = None
+        self._closure_ops: dict[str, bool] = {}
 
     def may_hold_finding(self, node: ast.AST, module_level: bool = False, at: Optional[Sequence[Position]] = None, walrus: bool = True) -> bool:
         """Whether the detector could report anything in `node` (a function, class member or statement).
@@ -77,6 +82,7 @@ class Screen:
         looked at, reached by their position instead of a walk of everything. `walrus`: whether
         `:=` may bind a local.
         """
+        self._unit, self._closures = node, None
         assignments: dict[int, dict[str, list[tuple[Position, ast.expr]]]] = {}
         masks = []  # NAN201's, looked at last: most units are kept, or not, without them
         for found in self._select_calls(node, at):
@@ -216,9 +222,25 @@ class Screen:
             return type(call.func) is ast.Attribute and call.func.attr in self.op_methods
         if type(call.func) is ast.Name and self.helpers is not None and self.helpers.holds_op(call.func.id, self):
             return True
+        if type(call.func) is ast.Name and self._closure_applies_op(call.func.id):
+            return True
         if len(dotted) > 1 and dotted[-1] in self.op_methods:
             return True  # a method of data (`x.sqrt()`), or of an import that a local may shadow
         return self._ops.entry(self._qualified_candidates(dotted, self._ops)) is not None
+
+    def _closure_applies_op(self, name: str) -> bool:
+        """Whether a straight-line function of that name defined inside the unit being screened
+        applies an op: the detector reads a closure's ops where a branch calls it, as a helper's."""
+        if self._closures is None:
+            self._closures, self._closure_ops = {}, {}
+            for inner in ast.walk(self._unit):
+                if inner is not self._unit and type(inner) is ast.FunctionDef:
+                    self._closures.setdefault(inner.name, []).append(inner)
+        if name not in self._closure_ops:
+            self._closure_ops[name] = False  # while it is read: a closure calling itself adds nothing
+            functions = [f for f in map(straight_line_def, self._closures.get(name, ())) if f is not None]
+            self._closure_ops[name] = any(self.applies_op_in([s.value for s in f.body if isinstance(s, (ast.Assign, ast.Return))]) for f in functions)
+        return self._closure_ops[name]
 
     def may_call_a_select(self, dotted: Optional[list[str]], name: str) -> bool:
         """The same question asked of the text of a call: `dotted` is its whole dotted name
