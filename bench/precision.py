@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import fetch  # noqa: E402  (the benchmark's hash-checked download)
 
 HERE = Path(__file__).resolve().parent
-SETS = {"A": "tuning", "B": "heldout", "C": "heldout-c", "D": "heldout-d", "E": "heldout-e", "F": "heldout-f", "G": "heldout-g", "H": "heldout-h", "I": "heldout-i", "J": "heldout-j", "K": "heldout-k", "L": "heldout-l", "M": "heldout-m", "N": "heldout-n", "O": "heldout-o", "P": "heldout-p", "Q": "heldout-q", "R": "heldout-r", "S": "heldout-s"}
+SETS = {"A": "tuning", "B": "heldout", "C": "heldout-c", "D": "heldout-d", "E": "heldout-e", "F": "heldout-f", "G": "heldout-g", "H": "heldout-h", "I": "heldout-i", "J": "heldout-j", "K": "heldout-k", "L": "heldout-l", "M": "heldout-m", "N": "heldout-n", "O": "heldout-o", "P": "heldout-p", "Q": "heldout-q", "R": "heldout-r", "S": "heldout-s", "T": "heldout-t"}
 
 
 def pinned() -> dict[str, list[tuple[str, str, str]]]:
@@ -143,7 +143,7 @@ def _flagged(site: dict, selects: set[int], extents: dict[int, int]) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=sorted(SETS), action="append", help="A (tuning), B to S (held out); default all")
+    parser.add_argument("--set", choices=sorted(SETS), action="append", help="A (tuning), B to T (held out); default all")
     parser.add_argument("--corpus-dir", type=Path, default=Path(os.environ.get("NANLINT_BENCH_CORPUS", Path.home() / ".cache" / "nanlint-bench")))
     parser.add_argument("--table", action="store_true", help="also print each labelled finding as a Markdown table row")
     parser.add_argument("--min-confidence", choices=("medium", "high"), default="medium", help="passed to nanlint: score only findings this sure")
