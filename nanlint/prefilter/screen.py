@@ -231,6 +231,8 @@ class Screen:
     def _closure_applies_op(self, name: str) -> bool:
         """Whether a straight-line function of that name defined inside the unit being screened
         applies an op: the detector reads a closure's ops where a branch calls it, as a helper's."""
+        if self._unit is None:
+            return False  # no unit screened yet: a helper's body asked about on its own
         if self._closures is None:
             self._closures, self._closure_ops = {}, {}
             for inner in ast.walk(self._unit):
