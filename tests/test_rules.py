@@ -135,6 +135,36 @@ def test_the_same_pole_is_the_same_argument_as_bound_not_as_written() -> None:
     assert (5, "NAN002") in codes_by_line(source)
 
 
+def test_the_same_pole_of_a_nested_select_reads_names_only() -> None:
+    # `s.m` is stored again between the two selects: the same text, the same binding of `s`, not
+    # the same value (a leak at the new `s.m == 0`, run).
+    source = (
+        "import jax.numpy as jnp\nclass S:\n    pass\ndef g(x):\n    s = S()\n    s.m = x\n"
+        "    a = jnp.where(x < 1.0, 1.0 / s.m, 1.0)\n    s.m = x - 3.0\n"
+        "    return jnp.where((s.m > -3.5) & (s.m < 0.5), 2.0 / s.m, a)\n"
+    )
+    assert (9, "NAN002") in codes_by_line(source)
+
+
+def test_a_helper_whose_names_the_caller_imports_alike_is_read() -> None:
+    source = (
+        "import jax.numpy as jnp\ndef _f(t):\n    return jnp.log(t)\n"
+        "def g(x):\n    import jax.numpy as jnp\n    return jnp.where(x > 0.5, _f(x), 0.0)\n"
+    )
+    assert codes_by_line(source) == [(6, "NAN001")]
+
+
+def test_a_chain_of_helpers_with_selects_is_read_as_deep_as_locals() -> None:
+    # Each helper's value reads both sides of its selects and calls the one before twice: read
+    # without a bound, six of them took minutes.
+    helpers = "".join(
+        f"def f{i}(t):\n    u = jnp.where(t < 1.0, f{i - 1}(t) / t, t)\n    return jnp.where(u < 2.0, u / t + f{i - 1}(u), u)\n"
+        for i in range(1, 7)
+    )
+    source = f"import jax.numpy as jnp\ndef f0(t):\n    return jnp.where(t < 1.0, 1.0 / t, t)\n{helpers}def g(x):\n    return jnp.where(x > 0.5, f6(x), 0.0)\n"
+    assert [row for row, _ in codes_by_line(source)] == [6, 9, 12, 15, 18, 21]  # each `u / t` under `u < 2.0`
+
+
 @pytest.mark.parametrize(
     "source",
     [

@@ -279,8 +279,8 @@ class Detector:
         if defined_in is None:
             return False
         body, defaults = free_names(function)
-        late = all(binding_at(defined_in, name, env.place) is binding_at(env.scope, name, env.place) for name in body)
-        return late and all(binding_at(defined_in, name, binding.place) is binding_at(env.scope, name, env.place) for name in defaults)
+        late = all(_alike(binding_at(defined_in, name, env.place), binding_at(env.scope, name, env.place)) for name in body)
+        return late and all(_alike(binding_at(defined_in, name, binding.place), binding_at(env.scope, name, env.place)) for name in defaults)
 
     def own_helper(self, call: cst.Call, env: "_Env") -> Optional[cst.FunctionDef]:
         """The function this file defines that `call` calls by name, if one: at its top level (the
@@ -411,8 +411,11 @@ class Detector:
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     if others and all(id(use.node) in evaluated.ops(b) for b in others):
                         continue  # so does the op itself (`where(c, u / d, d / v)` through locals): no branch hides it
-                    if others and all(self._pole(use, env) in evaluated.poles(b) for b in others):
-                        continue  # every branch meets the same pole (`where(c, a / m, b / m)`): the selected one is singular there too
+                    if others and (holder is None or _names_only(use.arg)) and all(self._pole(use, env) in evaluated.poles(b) for b in others):
+                        # Every branch meets the same pole (`where(c, a / m, b / m)`): the selected
+                        # one is singular there too. An op a nested select holds may be read
+                        # elsewhere: a store into `s.m` between the two is not in the key.
+                        continue
                     # An op out of sight, in an inner select or in a helper the branch calls: only
                     # where this condition provably explains its pole, or, for a NaN factor's
                     # product, where the factor is provably NaN while the inner select takes it.
@@ -513,7 +516,7 @@ class Detector:
             searched.add(id(inner.call))
             resolved = self._resolve_select(inner.call, inner.env)
             for inner_branch in self._branches(inner.call, resolved[0], resolved[2]) if resolved is not None else []:
-                search = self._search(inner_branch.expr, inner.env, scope)
+                search = self._search(inner_branch.expr, inner.env, scope, helpers=inner.helper is None)
                 holder = _Holder(inner.call, inner_branch, inner.env, path)
                 uses, nested_selects = search.uses, search.selects
                 if inner.helper is not None:
@@ -729,12 +732,19 @@ class Detector:
         return self._search(expr, env, scope, seen, depth).uses
 
     def _search(
-        self, expr: cst.BaseExpression, env: _Env, scope: Scope, seen: Optional[dict] = None, depth: int = 0, limit: int = MAX_INDIRECTION
+        self,
+        expr: cst.BaseExpression,
+        env: _Env,
+        scope: Scope,
+        seen: Optional[dict] = None,
+        depth: int = 0,
+        limit: int = MAX_INDIRECTION,
+        helpers: bool = True,
     ) -> "_BranchSearch":
         """The ops `expr` evaluates (`.uses`) and the selects nested in it (`.selects`). `seen`: the
         least depth each local was followed at, so that one reached first by a longer way, where
         the depth limit cut it short, is followed again by a shorter one (as the prefilter does)."""
-        search = _BranchSearch(self, env, scope, {} if seen is None else seen, depth, limit)
+        search = _BranchSearch(self, env, scope, {} if seen is None else seen, depth, limit, helpers)
         visit(expr, search)
         return search
 
@@ -1367,8 +1377,9 @@ class _BranchSearch(cst.CSTVisitor):
     definitions. A nested select is checked on its own, a barrier stops all gradient, and a
     lambda runs later (or never) with names of its own."""
 
-    def __init__(self, detector: Detector, env: _Env, scope: Scope, seen: dict, depth: int, limit: int) -> None:
+    def __init__(self, detector: Detector, env: _Env, scope: Scope, seen: dict, depth: int, limit: int, helpers: bool = True) -> None:
         super().__init__()
+        self.helpers = helpers  # whether the helpers the branch calls are read
         self.detector = detector
         self.env = env
         self.scope = scope
@@ -1402,7 +1413,7 @@ class _BranchSearch(cst.CSTVisitor):
         use = detector._call_use(node, env)
         if use is not None:
             self.uses.append(use)
-        elif self.depth < self.limit and (helper := detector.own_helper(node, env)) is not None and (body := env.inlined(node)) is not None:
+        elif self.helpers and self.depth < self.limit and (helper := detector.own_helper(node, env)) is not None and (body := env.inlined(node)) is not None:
             # A straight-line helper of this file computes its ops on the call's arguments:
             # `_f(x, x2)` divides by `x2` if `_f` does. The helpers it calls are not read.
             search = _BranchSearch(detector, env, self.scope, self.seen, self.depth + 1, self.limit)
@@ -1518,6 +1529,18 @@ class _Nested(NamedTuple):
         if self.via is None:
             return nested._replace(helper=helper)
         return _Nested(nested.call, nested.env, self.via, nested.definition or self.definition, helper)
+
+
+def _alike(there: Optional[Binding], here: Optional[Binding]) -> bool:
+    """Whether two bindings of a name mean the same: one binding, or imports of one thing (`import
+    jax.numpy as jnp` in the module and again in the caller)."""
+    return there is here or (there is not None and here is not None and there.imported is not None and there.imported == here.imported)
+
+
+def _names_only(node: cst.BaseExpression) -> bool:
+    """Whether an expression reads nothing but names (no attribute, item or call): its value is
+    fixed by the bindings of those names."""
+    return not any(isinstance(part, (cst.Attribute, cst.Subscript, cst.Call)) for part in walk(node))
 
 
 def _in_helper(use: OpUse, called: tuple[cst.Call, cst.FunctionDef]) -> OpUse:

@@ -620,7 +620,10 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
     qualified, method, leaf, operand, extra = call_parts(node, env)
     carried = carried_value(node, env)
     if carried is not None:
-        return value_range(carried, env, depth + 1)
+        # A helper's return, written out with the call's arguments, costs as a binding does: a
+        # helper calling helpers is read no deeper than locals are (each level reads both sides).
+        passed = carried is operand or any(carried is arg.value for arg in node.args)
+        return value_range(carried, env, depth + (1 if passed else BINDING_COST))
     if leaf in STOP_GRADIENT and operand is not None:
         return value_range(operand, env, depth + 1)
     if leaf in CONSTANT_CONSTRUCTORS:
