@@ -1422,7 +1422,7 @@ class _BranchSearch(cst.CSTVisitor):
             self.uses += [_in_helper(found, called) for found in search.uses if found.helper is None and found.via is None]
             # Its own selects are nested selects of the branch, their ops reported at the call (a
             # select it reaches through the call's arguments is the branch's own, met below).
-            self.selects += [nested._replace(helper=called) for nested in search.selects if nested.helper is None and id(nested.call) not in detector.index.place]
+            self.selects += [nested._replace(helper=called) for nested in search.selects if detector._written_in_helper(nested.call, nested)]
         # What a call reads: its arguments, and a method's receiver (not a called name: `f(x)` reads
         # `x`); not the argument of `zeros_like(x)`, whose values no gradient reaches.
         shape = detector._shape_argument(node, env)
@@ -1695,7 +1695,8 @@ def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[tuple, bool]
 
 
 def _condition_key(node: cst.BaseExpression, env: "_Env") -> tuple:
-    """The condition's text and the bindings of the names it reads (`env`: where it is written)."""
+    """An expression's text and the bindings of the names it reads (`env`: where it is written):
+    a condition's key, and a pole's argument's (`Detector._pole`)."""
     reads = frozenset((name.value, tuple(map(id, env.bindings(name)))) for name in _loads(node))
     return bare_code(node, env.detector.code), reads
 

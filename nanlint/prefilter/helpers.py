@@ -49,6 +49,11 @@ def straight_line_function(tree: Optional[ast.Module]) -> Optional[ast.FunctionD
     return straight_line_def(tree.body[0]) if tree is not None and len(tree.body) == 1 else None
 
 
+def step_values(function: ast.FunctionDef) -> list[ast.expr]:
+    """What a straight-line function's assignments assign and its `return` returns."""
+    return [s.value for s in function.body if isinstance(s, (ast.Assign, ast.Return))]
+
+
 def straight_line_def(function: ast.AST) -> Optional[ast.FunctionDef]:
     """`function`, when it is a `def` whose body is assignments to names then one `return`."""
     if not isinstance(function, ast.FunctionDef):
@@ -89,7 +94,7 @@ class FileHelpers:
         ):
             return False  # told without parsing it
         function = straight_line_function(unit.tree(self.source))
-        return function is not None and screen.applies_op_in([s.value for s in function.body if isinstance(s, (ast.Assign, ast.Return))])
+        return function is not None and screen.applies_op_in(step_values(function))
 
 
 class ImportedHelpers:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import CONSTANT_NAME, METADATA_ATTRS, NONFINITE_NAMES, Arg, SelectFunction
 from nanlint.limits import MAX_DEPTH, MAX_INDIRECTION
-from nanlint.prefilter.helpers import straight_line_def
+from nanlint.prefilter.helpers import step_values, straight_line_def
 from nanlint.prefilter.syntax import Position, call_arguments, children, is_string, leaf_name, start_position
 from nanlint.prefilter.textscan import Imports
 
@@ -241,7 +241,7 @@ class Screen:
         if name not in self._closure_ops:
             self._closure_ops[name] = False  # while it is read: a closure calling itself adds nothing
             functions = [f for f in map(straight_line_def, self._closures.get(name, ())) if f is not None]
-            self._closure_ops[name] = any(self.applies_op_in([s.value for s in f.body if isinstance(s, (ast.Assign, ast.Return))]) for f in functions)
+            self._closure_ops[name] = any(self.applies_op_in(step_values(f)) for f in functions)
         return self._closure_ops[name]
 
     def may_call_a_select(self, dotted: Optional[list[str]], name: str) -> bool:
