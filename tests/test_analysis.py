@@ -178,6 +178,34 @@ def test_what_is_configuration(expression: str, configuration: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("attribute", "low", "high"),
+    [
+        # `self.attr` holds one of the values its class stores into it (point 121).
+        ("self.join", 0.018, 0.018),  # one constant, stored in `__init__`
+        ("self.scale", 0.0, INF),  # `jnp.exp(log_scale)`
+        ("self.width", 0.5, 2.0),  # stored twice: 0.5 in `__init__`, 2.0 in `widen`
+        ("self.steps", -INF, INF),  # `self.steps += 1`: not one known value
+        ("self.radius", -INF, INF),  # a parameter
+        ("self.unknown", -INF, INF),  # never stored here: a base class may store anything
+    ],
+)
+def test_what_a_class_stores_in_an_attribute_bounds_its_values(attribute: str, low: float, high: float) -> None:
+    source = (
+        "import jax.numpy as jnp\n"
+        "class Layer:\n"
+        "    def __init__(self, radius, log_scale):\n"
+        "        self.join = 0.018\n        self.scale = jnp.exp(log_scale)\n        self.width = 0.5\n"
+        "        self.steps = 0\n        self.radius = radius\n"
+        "    def widen(self):\n        self.width = 2.0\n        self.steps += 1\n"
+        "    def __call__(self, x):\n        return {}\n"
+    )
+    value, env = returned(source.format(attribute))
+    reach = value_range(value, env)
+    assert (reach.lo, reach.hi) == (pytest.approx(low), pytest.approx(high))
+    assert constant_value(value, env) == (low if low == high else None)
+
+
+@pytest.mark.parametrize(
     ("attribute", "configuration"),
     [
         # What a method's class stores into `self.attr`, every store: Python numbers or not.

@@ -185,6 +185,20 @@ def test_a_helper_reads_its_own_names_where_python_does(source: str) -> None:
     assert all(row != last for row, _ in codes_by_line(source))
 
 
+def test_a_bound_a_class_stores_once_decides_the_unselected_region() -> None:
+    # `self.join` is 0.018 wherever it is read (its class's one store): under `f >= 0.018`, where
+    # the log's branch is dropped, `f` is far from its pole (point 121).
+    source = (
+        "import jax.numpy as jnp\nclass Phase:\n    def __init__(self):\n        self.join = {}\n"
+        "    def __call__(self, f, x):\n        return jnp.where(f < self.join, jnp.log(f) * x, x)\n"
+    )
+    assert codes_by_line(source.format("0.018")) == []
+    # At a bound of 0 the dropped region `f >= 0` holds the pole; an unknown store bounds nothing.
+    assert codes_by_line(source.format("0.0")) == [(6, "NAN001")]
+    unknown = source.replace("def __init__(self):", "def __init__(self, join):").format("join")
+    assert codes_by_line(unknown) == [(6, "NAN001")]
+
+
 def test_a_condition_decides_a_placeholder_by_a_conjunct() -> None:
     # Where `u_inf & (m == 0)` leaves the product out, `u_inf` holds: `u` is the NaN placeholder there.
     source = (

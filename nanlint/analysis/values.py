@@ -14,6 +14,7 @@ Four questions the detector asks about a singular op and its argument:
 from __future__ import annotations
 
 import collections
+import functools
 import math
 import re
 from typing import NamedTuple, Optional, Protocol
@@ -206,6 +207,10 @@ def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Option
         return values.pop() if len(values) == 1 else None
     if isinstance(node, cst.Attribute) and env.qualified(node) is not None:
         return _CONSTANT_ATTRS.get(node.attr.value)
+    if isinstance(node, cst.Attribute):  # `self.join`, every store into it in the class `0.018`
+        stores = env.attribute_stores(node)
+        values = {constant_value(value, here, depth + BINDING_COST) for value, here in stores or ()}
+        return values.pop() if len(values) == 1 else None
     if isinstance(node, cst.Call) and env.qualified(node.func) is not None:
         return _constant_call(node, env, depth + 1)
     return None
@@ -569,6 +574,9 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
         return Interval(0.0, INF, False, False)  # `eps`, `finfo(dtype).eps`: small and positive
     if isinstance(node, cst.Name):
         return _UNKNOWN
+    if isinstance(node, cst.Attribute) and (stores := env.attribute_stores(node)):
+        # `self.scale`: one of the values its class stores into it
+        return functools.reduce(_hull, (value_range(value, here, depth + BINDING_COST) for value, here in stores))
     if _is_count(node, env):
         return Interval(0.0, INF, True, False)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
