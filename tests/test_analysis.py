@@ -258,6 +258,9 @@ def test_what_a_class_stores_in_an_attribute_is_configuration(attribute: str, co
         ("np.asarray(x) * 2", False),  # NumPy and `math` compute on the host: no framework records them
         ("math.sqrt(s)", False),
         ("x / n", True),
+        # Python's number builtins carry what their arguments carry (point 122).
+        ("jnp.arange(3) * min(n, k + 1)", False),
+        ("jnp.arange(3) * max(n, s)", True),
         ("total / jnp.sum(x > 0)", True),  # the masked mean: the count carries none, the total does
         # A part of a value is like the value (point 71): sizes unpacked, counts from `unique`.
         ("jnp.ones(3) / rows", False),

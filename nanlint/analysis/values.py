@@ -440,8 +440,8 @@ def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
     args_depend = any(
         _data(arg.value, env, depth + 1, gradient) for arg in node.args if not any(arg.value is s for s in skipped) and not _is_dtype_keyword(arg)
     )
-    if qualified is not None:
-        return args_depend
+    if qualified is not None or is_builtin(node.func, NUMBER_BUILTINS, env):
+        return args_depend  # `min(n, m)` of sizes is a size
     if isinstance(node.func, cst.Attribute):
         # A method: its receiver carries the data (`x.sum()`).
         return args_depend or _data(node.func.value, env, depth + 1, gradient)
