@@ -120,8 +120,9 @@ class NanMaskedAfterTheFact(Rule):
         Valid("import jax.numpy as jnp\ndef f(p, h):\n    r = 1.0 / p\n    return jnp.where(jnp.isfinite(r), h, 0.0)\n"),
     )
     INVALID = (
-        # ... but `min(n, 1)` is 0 for an empty `x`.
-        Invalid("import torch\ndef mean_of(x):\n    n = min(x.shape[0], 1)\n    return torch.nan_to_num(x.sum(0) / n)\n", line=4),
+        # ... but `min(n, 1)` of a count is 0 where the mask is empty (of a size, as `x.shape[0]`
+        # alone, it is static: no finding, point 122).
+        Invalid("import torch\ndef mean_of(x, mask):\n    n = min(mask.sum(), 1)\n    return torch.nan_to_num(x.sum(0) / n)\n", line=4),
         Invalid(
             "import jax.numpy as jnp\ndef f(p, y):\n    loss = -jnp.mean(y * jnp.log(p))\n    return jnp.where(jnp.isnan(loss), 0.0, loss)\n",
             line=4,
