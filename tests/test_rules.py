@@ -199,6 +199,21 @@ def test_a_bound_a_class_stores_once_decides_the_unselected_region() -> None:
     assert codes_by_line(unknown) == [(6, "NAN001")]
 
 
+def test_a_float_parameter_is_a_python_number_in_torch_code_only() -> None:
+    # torch's autograd records tensors: `rolloff: float` is a Python number, so the kernel built
+    # from `arange` and it carries no gradient (point 123). Under JAX a float may be a tracer.
+    torch_kernel = (
+        "import torch\ndef kernel(n: int, rolloff: float):\n    t = torch.arange(n) * rolloff\n"
+        "    return torch.where(t == 0, 1.0, t.sin() / t)\n"
+    )
+    assert codes_by_line(torch_kernel) == []
+    jax_kernel = torch_kernel.replace("import torch", "import jax.numpy as jnp").replace("torch.arange", "jnp.arange")
+    jax_kernel = jax_kernel.replace("torch.where", "jnp.where").replace("t.sin()", "jnp.sin(t)")
+    assert codes_by_line(jax_kernel) == [(4, "NAN001")]
+    # A tensor parameter is data whatever the framework.
+    assert codes_by_line(torch_kernel.replace("rolloff: float", "rolloff")) == [(4, "NAN001")]
+
+
 def test_a_condition_decides_a_placeholder_by_a_conjunct() -> None:
     # Where `u_inf & (m == 0)` leaves the product out, `u_inf` holds: `u` is the NaN placeholder there.
     source = (

@@ -84,6 +84,7 @@ from nanlint.catalog.tables import (
     NONFINITE_NAMES,
     OPS,
     SHAPE_ARG,
+    TENSOR_ONLY_FRAMEWORKS,
     UPPER_CLAMPS,
     UPPER_KEYWORDS,
     SelectFunction,
@@ -175,6 +176,10 @@ class _Env:
 
     def differentiable(self, framework: str) -> bool:
         return framework in self.detector.catalog.frameworks
+
+    def traces_python_numbers(self) -> bool:
+        imported = self.detector.imported_frameworks
+        return "torch" not in imported or not imported <= TENSOR_ONLY_FRAMEWORKS
 
     def indexes(self, name: cst.Name) -> bool:
         return name.value in self.detector.index_names(self.scope)

@@ -140,6 +140,12 @@ class Env(Protocol):
         """Whether this run checks the framework's code as differentiable (NumPy is opt-in)."""
         ...
 
+    def traces_python_numbers(self) -> bool:
+        """Whether a parameter annotated `float` may hold a traced value here: under JAX it may
+        (`jax.grad(f)(0.5)`); in a file that computes with torch alone it holds a Python number,
+        which autograd never records."""
+        ...
+
     def inlined(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         """What a call of a straight-line helper (of the file, or imported from the tree) returns, in
         the call's arguments (inline.py)."""
@@ -334,6 +340,8 @@ def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient
         return _data(statement.value, before, depth + BINDING_COST, gradient) or _data(statement.target, before, depth + BINDING_COST, gradient)
     if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or env.indexes(name)):
         return False  # `n: int`, or `k` in `table[k]`
+    if gradient and binding.annotation in SCALAR_ANNOTATIONS and not env.traces_python_numbers():
+        return False  # `rolloff: float` in torch code
     return binding.parameter or not CONSTANT_NAME.match(name.value)
 
 

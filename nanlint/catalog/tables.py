@@ -1018,6 +1018,10 @@ FILL_ARGUMENT: dict[str, Arg] = {name: Arg(1, ("fill_value", "value")) for name 
 GATHERS = frozenset({"gather", "gather_nd", "batch_gather", "take", "take_along_axis", "take_along_dim", "index_select"})
 # Python builtins whose result no gradient flows through: sizes, integers, truth values.
 BUILTINS_WITHOUT_GRADIENT = frozenset({"len", "int", "bool", "range", "str", "round", "isinstance", "hash", "id"})
+# Frameworks whose autograd records tensors only: in a file that computes with torch (and NumPy)
+# alone, a parameter annotated `float` is a Python number, never a recorded value; under JAX it
+# may be a tracer (`jax.grad(f)(0.5)`).
+TENSOR_ONLY_FRAMEWORKS = frozenset({"torch", "numpy"})
 # A parameter annotated with one of these holds a Python value no gradient flows through.
 ANNOTATIONS_WITHOUT_GRADIENT = frozenset({"int", "bool", "str"})
 # Python builtins that make a Python number of Python numbers (`max(eps, 1e-7)`).
