@@ -1,7 +1,7 @@
 """Score nanlint's findings on packages it was never tuned on against the labels in bench/labels/.
 
     python bench/precision.py              # all sets
-    python bench/precision.py --set F      # the freshest held-out set only
+    python bench/precision.py --set F      # one set only (repeat --set for more)
 
 The pinned wheels of bench/heldout.txt are downloaded (hash-checked) into a cache outside the
 repository, like the benchmark's corpus. nanlint runs with its default rules; each finding is matched
@@ -143,7 +143,7 @@ def _flagged(site: dict, selects: set[int], extents: dict[int, int]) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=sorted(SETS), action="append", help="A (tuning), B to T (held out); default all")
+    parser.add_argument("--set", choices=sorted(SETS), action="append", help=f"A (tuning), B to {max(SETS)} (held out); default all")
     parser.add_argument("--corpus-dir", type=Path, default=Path(os.environ.get("NANLINT_BENCH_CORPUS", Path.home() / ".cache" / "nanlint-bench")))
     parser.add_argument("--table", action="store_true", help="also print each labelled finding as a Markdown table row")
     parser.add_argument("--min-confidence", choices=("medium", "high"), default="medium", help="passed to nanlint: score only findings this sure")
