@@ -59,6 +59,7 @@ from nanlint.catalog.tables import (
     INCREASING_FUNCTIONS,
     INTEGER_ANNOTATIONS,
     INTEGER_DTYPES,
+    ISCLOSE_ATOL,
     KEY_FIRST_RANDOM_MODULE,
     LOWER_CLAMPS,
     LOWER_KEYWORDS,
@@ -1085,8 +1086,9 @@ def is_epsilon_shifted(node: cst.BaseExpression, env: Env, depth: int = 0) -> bo
 
 
 def zero_replaced(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
-    """`d + eps * (d == 0)`, `d + (d == 0)`, or a local assigned so: where `d` is 0 the value is
-    `eps` (or 1), elsewhere it is `d`, so it is never 0."""
+    """`d + eps * (d == 0)`, `d + (d == 0)`, `d + isclose(d, 0)`, or a local assigned so: where `d` is
+    0 (or within `isclose`'s tolerance of it) the value is `eps` (or 1) off by at most that
+    tolerance, elsewhere it is `d`, so it is never 0."""
     if isinstance(node, cst.Name) and depth < _MAX_NESTING:
         value = assigned(node, env)
         return value is not None and zero_replaced(value[0], value[1], depth + BINDING_COST)
@@ -1095,19 +1097,47 @@ def zero_replaced(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
     return any(_replaces_zero_of(term, other, env) for term, other in ((node.right, node.left), (node.left, node.right)))
 
 
-def _replaces_zero_of(term: cst.BaseExpression, other: cst.BaseExpression, env: Env) -> bool:
-    """`term` is `(x == 0)`, or it times a nonzero constant or an epsilon, with `x` the `other` term."""
+def _replaces_zero_of(term: cst.BaseExpression, other: cst.BaseExpression, env: Env, factor: float = 1.0) -> bool:
+    """`term` is `(x == 0)` or `isclose(x, 0)`, or it times a nonzero constant (an epsilon, for
+    `==`), with `x` the `other` term. `factor`: what the test is multiplied by, `nan` when only
+    known to be a positive epsilon."""
     if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.Multiply):
-        for test, factor in ((term.right, term.left), (term.left, term.right)):
-            value = constant_value(factor, env)
-            if (value != 0 if value is not None else is_epsilon(factor, env)) and _replaces_zero_of(test, other, env):
+        for test, scale in ((term.right, term.left), (term.left, term.right)):
+            value = constant_value(scale, env)
+            if value is None and is_epsilon(scale, env):
+                value = math.nan
+            if value is not None and value != 0 and _replaces_zero_of(test, other, env, factor * value):
                 return True
         return False
+    if isinstance(term, cst.Call):
+        # `isclose(x, 0)` holds where |x| <= atol: there `x + c` is 0 only if |c| <= atol.
+        tolerance = _zero_test_tolerance(term, other, env)
+        return tolerance is not None and abs(factor) > tolerance
     if not (isinstance(term, cst.Comparison) and len(term.comparisons) == 1 and isinstance(term.comparisons[0].operator, cst.Equal)):
         return False
     left, right = term.left, term.comparisons[0].comparator
     subject = left if constant_value(right, env) == 0 else right if constant_value(left, env) == 0 else None
     return subject is not None and env.code(subject) == env.code(other)
+
+
+def _zero_test_tolerance(call: cst.Call, subject: cst.BaseExpression, env: Env) -> Optional[float]:
+    """`isclose(x, 0, ...)` of the array modules, with `x` the `subject`: its absolute tolerance (the
+    default, or a constant `atol`), within which it calls `x` zero; None for anything else."""
+    qualified = env.qualified(call.func)
+    if qualified is None or qualified.rsplit(".", 1)[-1] != "isclose" or framework_of(qualified) is None:
+        return None
+    args = positional(call)
+    if len(args) < 2 or constant_value(args[1], env) != 0 or env.code(args[0]) != env.code(subject):
+        return None
+    tolerance = ISCLOSE_ATOL
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "atol":
+            tolerance = constant_value(arg.value, env)
+            if tolerance is None:
+                return None
+        elif arg.keyword is None and arg is not call.args[0] and arg is not call.args[1]:
+            return None  # rtol, atol by position: read no further
+    return tolerance
 
 
 def is_epsilon(node: cst.BaseExpression, env: Env) -> bool:

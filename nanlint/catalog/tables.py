@@ -1054,6 +1054,9 @@ INTEGER_DTYPES: frozenset[str] = frozenset(
     "int8 int16 int32 int64 uint8 uint16 uint32 uint64 int long short byte bool bool_".split()
 )
 
+# `isclose(x, 0)`'s default absolute tolerance, the same in NumPy, JAX and torch: it holds where
+# |x| <= 1e-8 (the relative tolerance scales 0).
+ISCLOSE_ATOL = 1e-8
 
 # PEP 8 constants (EPS, SCALE) are module-level configuration, not data.
 CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]+$")  # two characters at least: `T`, `X` are data

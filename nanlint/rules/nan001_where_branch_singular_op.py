@@ -65,6 +65,8 @@ class WhereBranchSingularOp(Rule):
         # A truth value in arithmetic is 0 or 1: where `c == 0` leaves the branch unselected, the
         # divisor carries its own epsilon (`c + 1e-12`).
         Valid("import jax.numpy as jnp\njnp.where(c == 0, 0.0, g / (c + (c == 0) * 1e-12))\n"),
+        # `isclose(d, 0)` holds where |d| <= 1e-8: there `d + 1` is near 1, elsewhere `d` is not 0.
+        Valid("import numpy as np\nnp.where(np.isclose(d, 0), 0.0, g / (d + np.isclose(d, 0, rtol=1e-5)))\n"),
         # The condition reads `x` only for its shape: it says nothing about `x`'s values (NAN401).
         Valid("import tensorflow as tf\ntf.where(tf.broadcast_to(is_call, tf.shape(x)), tf.math.log(x), y)\n"),
         # Both arms of the `if` clamp `d` to at least 1: whichever runs, `1 / d` is finite.
@@ -311,6 +313,8 @@ class WhereBranchSingularOp(Rule):
             fixed="import jax.numpy as jnp\ndef ramp(t, c, strict):\n    if strict:\n        if c <= 0:\n            raise ValueError(c)\n"
             "    return jnp.where(t < c, t / jnp.where(t < c, c, 1.0), 1.0)\n",
         ),
+        # ... but `1e-12` within its tolerance is no replacement: `d + 1e-12` is 0 at `d = -1e-12`.
+        Invalid("import jax.numpy as jnp\njnp.where(jnp.isclose(d, 0), 0.0, g / (d + 1e-12 * jnp.isclose(d, 0)))\n", line=2),
         Invalid("import jax.numpy as jnp\ndef ramp(t, c, d):\n    if c <= 0:\n        raise ValueError(c)\n    c = d\n    return jnp.where(t < c, t / c, 1.0)\n", line=6),
         Invalid("import jax.numpy as jnp\ndef ramp(t, c):\n    if jnp.all(c <= 0):\n        raise ValueError(c)\n    return jnp.where(t < c, t / c, 1.0)\n", line=5),
         # ... but one made to receive a gradient (`requires_grad_()`, `requires_grad=True`) can.
