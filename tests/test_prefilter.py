@@ -196,7 +196,60 @@ def test_a_jvp_rule_registered_elsewhere_is_known_as_one() -> None:
     assert {f[0] for f in assert_same(source.replace("f.defjvp(_f_jvp)", ""))} == {"NAN001"}
 
 
-def test_a_module_level_definition_that_shadows_an_import_is_seen() -> None:
+@pytest.mark.parametrize(
+    ("rule", "flagged"),
+    [
+        ("lambda g, out, x, y: _der(x, y) * g", False),
+        ("lambda g, out, x, y: _der(x, y * g)", True),  # the tangent is an argument: transposed
+    ],
+)
+def test_a_helper_a_jvps_rule_calls_with_the_primals_is_not_differentiated(rule: str, flagged: bool) -> None:
+    # Point 125: reverse mode linearizes `rule(tangent, primal_out, *primals)`; a call that does not
+    # read the tangent is a constant of the linear map, its body not differentiated (to first order).
+    source = src(f"""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.custom_jvp
+        def f(x, y):
+            return jnp.where(x < y, 1.0, 0.0)
+
+        def _der(x, y):
+            return jnp.where(x < y, 0.0, 1.0 / (x - y))
+
+        def der(x, y):
+            return jnp.where(x < y, 0.0, 1.0 / (x - y))
+
+        f.defjvps(None, {rule})
+    """)
+    # `der`, public, is reported whoever calls it; `_der` only when the rule differentiates it.
+    assert [f[1].row for f in assert_same(source)] == ([9, 12] if flagged else [12])
+
+
+def test_a_function_defined_in_a_body_is_private_to_it() -> None:
+    # A nested function is invisible outside its body: used there only by a JVP rule's primal
+    # computation, it is never differentiated, whatever its name.
+    source = src("""
+        import jax
+        import jax.numpy as jnp
+
+        def waveform(f, fm):
+            @jax.custom_jvp
+            def taper(x, y):
+                return jnp.where(x < y, 1.0, 0.0)
+
+            def taper_der(x, y):
+                return jnp.where(x < y, 0.0, jnp.exp(1.0 / (x - y)))
+
+            taper.defjvps(None, lambda y_dot, out, x, y: taper_der(x, y) * y_dot)
+            return taper(f, fm)
+
+        def taper_der(x, y):
+            return jnp.where(x < y, 0.0, jnp.exp(1.0 / (x - y)))
+    """)
+    # The module's own `taper_der` is another function, and public: still reported (twice).
+    assert [f[1].row for f in assert_same(source)] == [16, 16]
+
     source = src("""
         from jax.numpy import sqrt, where
 

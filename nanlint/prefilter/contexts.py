@@ -13,7 +13,10 @@ cannot hold a finding. The answer is a list of spans; the detector drops a site 
   and `jvp`: they compute a derivative, and are not differentiated themselves;
 - the methods of a class derived from a framework class that is never differentiated (a dataset, a
   Keras metric, a learning-rate schedule: catalog.tables), through the file's imports;
-- private helpers (`_name`) that only such functions call, or that are used only under `no_grad`;
+- private helpers (`_name`, or a function defined in a function's body, which nothing outside it can
+  call) that only such functions call, or that are used only under `no_grad`, or only called with
+  the primals by a `defjvps` rule (`lambda g, ans, x: _der(x) * g`: in reverse mode the call is a
+  constant of the linearized rule, not differentiated to first order);
 - `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them;
 - the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode (a `tf.while_loop`
   or `torch.while_loop` can be, and is checked).
@@ -44,6 +47,11 @@ _JVP_RULE = "defjvp"
 _AUTOGRAD_METHODS = frozenset({"forward", "backward", "vjp", "jvp"})
 # Who uses a name that is read under no_grad: no gradient is recorded there.
 _NO_GRAD_USER = "<no_grad>"
+# Who calls a function from a JVP rule with the primals alone: in reverse mode the call's value is a
+# constant of the linear map, and is not differentiated (a second derivative would).
+_PRIMAL_USER = "<jvp rule primal>"
+# `f.defjvps(rule, ...)`: each rule is `rule(tangent, primal_out, *primals)`.
+_JVP_RULES_PER_ARGUMENT = "defjvps"
 _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun"})
 # lax.while_loop(cond_fun, body_fun, init): JAX cannot differentiate a while loop in reverse mode.
 # TensorFlow and torch can (`tf.while_loop` keeps each iteration for its gradient), and so can a
@@ -115,6 +123,12 @@ class Contexts:
         self._jvp_rules: set[str] = set()
         self._defined: set[str] = set()
         self._uses: dict[str, set[Optional[str]]] = defaultdict(set)
+        # Per enclosing function, the functions defined in its body: invisible outside it, so private
+        # whatever their names. Their uses, by (the enclosing functions' names, the name).
+        self._local_defs: list[frozenset[str]] = []
+        self._local_uses: dict[tuple[tuple[str, ...], str], set[Optional[str]]] = defaultdict(set)
+        # The callees (`ast.Name` ids) of calls a JVP rule makes with the primals alone.
+        self._primal_callees: set[int] = set()
         self._resolved: Optional[set[str]] = None
         self._base_line = 0
 
@@ -148,7 +162,7 @@ class Contexts:
             for child in reversed(children(node)):
                 child_kind = type(child)
                 if child_kind is ast.Name:
-                    self._note_use(child.id)  # a leaf: noted here rather than visited
+                    self._note_use(child.id, id(child) in self._primal_callees)  # a leaf: noted here rather than visited
                 elif child_kind is not ast.Constant:
                     stack.append(child)
 
@@ -172,11 +186,13 @@ class Contexts:
         self._under_no_grad.append(no_grad)
         self._functions.append(name if in_class is ClassKind.PLAIN else self._qualify(name, in_class))
         self._function_spans.append((tuple(self._functions), *span))
+        self._local_defs.append(_defined_in(node))
         return _Leave(self._leave_function)
 
     def _leave_function(self) -> None:
         self._functions.pop()
         self._under_no_grad.pop()
+        self._local_defs.pop()
 
     def _span(self, start: Position, node: ast.AST) -> tuple[Position, Position]:
         """A place in the tree, with its lines counted in the file."""
@@ -200,6 +216,8 @@ class Contexts:
         first = arguments[0] if arguments else None
         if isinstance(func, ast.Attribute) and func.attr in _REGISTRATIONS and isinstance(func.value, ast.Name):
             self._custom.add(func.value.id)  # f.defjvp(f_jvp): f's body is never differentiated
+            if func.attr == _JVP_RULES_PER_ARGUMENT:
+                self._primal_callees.update(id(callee) for rule in arguments for callee in _primal_callees(rule))
             if func.attr == _JVP_RULE and isinstance(first, ast.Name):
                 self._jvp_rules.add(first.id)
             if func.attr == "defvjp":
@@ -238,19 +256,30 @@ class Contexts:
             for name in node.names:
                 self._note_use(name)
 
-    def _note_use(self, name: str) -> None:
-        if name.startswith("_"):  # only private helpers are ever read as part of a primal
-            if self._under_no_grad and self._under_no_grad[-1]:
-                self._uses[name].add(_NO_GRAD_USER)
-            else:
-                self._uses[name].add(self._functions[-1] if self._functions else None)
+    def _note_use(self, name: str, primal: bool = False) -> None:
+        """A use of a private helper (`_name`, or a function defined in an enclosing function's body:
+        only those are ever read as part of a primal), by whom: the function it is in, or no_grad, or
+        a JVP rule's primal computation."""
+        if primal:
+            user: Optional[str] = _PRIMAL_USER
+        elif self._under_no_grad and self._under_no_grad[-1]:
+            user = _NO_GRAD_USER
+        else:
+            user = self._functions[-1] if self._functions else None
+        for depth in range(len(self._local_defs) - 1, -1, -1):
+            if name in self._local_defs[depth]:
+                self._local_uses[(tuple(self._functions[: depth + 1]), name)].add(user)
+                return
+        if name.startswith("_"):
+            self._uses[name].add(user)
 
     # --- queries ---------------------------------------------------------------------------------
     def never_differentiated(self) -> list[tuple[Position, Position]]:
         """The spans of code that is never differentiated: functions that are (or are nested in) a
         custom primal or a helper only such primals use, and no_grad regions."""
         custom = self._custom_closure()
-        spans = [(start, end) for names, start, end in self._function_spans if names[-1] in custom]
+        local = {(around, name) for (around, name), users in self._local_uses.items() if all(user in custom for user in users)}
+        spans = [(start, end) for names, start, end in self._function_spans if names[-1] in custom or (names[:-1], names[-1]) in local]
         return spans + self._no_grad_spans
 
     def jvp_rules(self) -> frozenset[str]:
@@ -260,7 +289,7 @@ class Contexts:
     def _custom_closure(self) -> set[str]:
         """Custom-derivative functions, and the private helpers used only inside them or under no_grad."""
         if self._resolved is None:
-            custom = set(self._custom) | {_NO_GRAD_USER}
+            custom = set(self._custom) | {_NO_GRAD_USER, _PRIMAL_USER}
             changed = True
             while changed:
                 changed = False
@@ -271,6 +300,37 @@ class Contexts:
                         changed = True
             self._resolved = custom
         return self._resolved
+
+
+def _defined_in(function: ast.AST) -> frozenset[str]:
+    """The names of the functions a function's body defines, in its blocks but not in its nested
+    functions or classes."""
+    names = []
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            names.append(node.name)
+        elif kind is not ast.ClassDef:
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                stack.extend(getattr(node, field, ()))
+    return frozenset(names)
+
+
+def _primal_callees(rule: ast.AST) -> list[ast.Name]:
+    """In `lambda g, ans, *primals: ...`, a rule given to `defjvps`, the called names of the calls
+    whose arguments do not read the tangent `g`."""
+    if not isinstance(rule, ast.Lambda) or not rule.args.args:
+        return []
+    tangent = rule.args.args[0].arg
+    found = []
+    for node in ast.walk(rule.body):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            if not any(isinstance(n, ast.Name) and n.id == tangent for a in arguments for n in ast.walk(a)):
+                found.append(node.func)
+    return found
 
 
 def _wrapped_function(node: Optional[ast.AST], depth: int = 0) -> Optional[str]:

@@ -151,6 +151,13 @@ class WhereBranchSingularOp(Rule):
             "def f_jvp(primals, tangents):\n    x, = primals\n    t, = tangents\n"
             "    d = jnp.where(x * x < 1.0, 1.0 / jnp.sqrt(1.0 - x * x), 0.0)\n    return f(x), d * t\n"
         ),
+        # ... and so is a function defined in a body (private, then) that only such a rule calls with
+        # the primals: `defjvps`' rule is `rule(tangent, primal_out, *primals)`.
+        Valid(
+            "import jax\nimport jax.numpy as jnp\ndef taper(f, y):\n    @jax.custom_jvp\n    def g(x, y):\n        return jnp.where(x < y, 1.0, 0.0)\n"
+            "    def g_der(x, y):\n        return jnp.where(x < y, 0.0, 1.0 / (x - y))\n"
+            "    g.defjvps(None, lambda y_dot, out, x, y: g_der(x, y) * y_dot)\n    return g(f, y)\n"
+        ),
         Valid(
             "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
             "        x, = ctx.saved_tensors\n        return torch.where(x > 0, g / x, 0.0)\n"
@@ -312,6 +319,13 @@ class WhereBranchSingularOp(Rule):
             line=6,
             fixed="import jax.numpy as jnp\ndef ramp(t, c, strict):\n    if strict:\n        if c <= 0:\n            raise ValueError(c)\n"
             "    return jnp.where(t < c, t / jnp.where(t < c, c, 1.0), 1.0)\n",
+        ),
+        # ... but not when the rule passes it the tangent, or the function calls it too.
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\ndef taper(f, y):\n    @jax.custom_jvp\n    def g(x, y):\n        return jnp.where(x < y, 1.0, 0.0)\n"
+            "    def g_der(x, y):\n        return jnp.where(x < y, 0.0, 1.0 / (x - y))\n"
+            "    g.defjvps(None, lambda y_dot, out, x, y: g_der(x, y) * y_dot)\n    return g(f, y) + g_der(f, y)\n",
+            line=8,
         ),
         # ... but `1e-12` within its tolerance is no replacement: `d + 1e-12` is 0 at `d = -1e-12`.
         Invalid("import jax.numpy as jnp\njnp.where(jnp.isclose(d, 0), 0.0, g / (d + 1e-12 * jnp.isclose(d, 0)))\n", line=2),
