@@ -67,6 +67,74 @@ def test_a_module_that_is_no_wrapper_is_not_taken_for_one(tmp_path):
     assert _rows(tmp_path) == []
 
 
+FORWARDS = """\
+import jax
+import jax.numpy as jnp
+
+
+def where(cond, /, if_true, if_false):
+    \"\"\"Select.\"\"\"
+    return jnp.where(cond, if_true, if_false)
+
+
+def sqrt(x):
+    return jnp.sqrt(x)
+
+
+def log(x):
+    return jnp.log(jnp.maximum(x, 1e-30))
+
+
+def arctanh(x):
+    return jnp.arctanh(-x)
+
+
+def arcsin(x):
+    return jnp.arcsin(x)
+
+
+@jax.custom_jvp
+def arccos(x):
+    return jnp.arccos(x)
+
+
+def reshape(a, /, shape, order="C"):
+    return jnp.reshape(a, shape, order=order)
+"""
+
+
+@pytest.mark.parametrize(
+    "imports, op, found",
+    [
+        # Point 126: a function that passes its parameters on unchanged is the one it calls.
+        ("from mylib.backend import np\n", "np.sqrt", True),
+        ("import mylib.backend.np as bk\n", "bk.sqrt", True),
+        ("from mylib.backend.np import where, sqrt\n", "sqrt", True),
+        # One that does more (a clamp), passes other arguments, or has a decorator (a custom_jvp
+        # gives it its own derivative) is the project's own function.
+        ("from mylib.backend import np\n", "np.log", False),
+        ("from mylib.backend import np\n", "np.arcsin", True),
+        ("from mylib.backend import np\n", "np.arctanh", False),
+        ("from mylib.backend import np\n", "np.arccos", False),
+    ],
+)
+def test_a_module_of_forwarding_functions_stands_for_them_one_by_one(tmp_path, imports, op, found):
+    _tree(tmp_path, {"np.py": FORWARDS})
+    w = "where" if imports.startswith("from mylib.backend.np") else imports.split()[-1] + ".where"
+    (tmp_path / "mylib" / "models" / "m.py").write_text(imports + USE.format(w=w, op=op))
+    assert _rows(tmp_path) == ([("m.py", len(imports.splitlines()) + 2)] if found else [])
+    assert _rows(tmp_path, "--no-slicing") == _rows(tmp_path)
+
+
+def test_a_package_directory_is_not_where_its_own_name_is_found(tmp_path):
+    # Inside the package `mylib`, a module `mylib/mylib.py` does not shadow the package: the import
+    # root is the directory that holds the package.
+    _tree(tmp_path, {"np.py": FORWARDS})
+    (tmp_path / "mylib" / "mylib.py").write_text("")
+    (tmp_path / "mylib" / "models" / "m.py").write_text("from mylib.backend import np\n" + USE.format(w="np.where", op="np.sqrt"))
+    assert _rows(tmp_path) == [("m.py", 3)]
+
+
 def test_findings_through_a_wrapper_are_not_cached_under_the_importers_content(tmp_path):
     _tree(tmp_path, {"numpy.py": "from jax.numpy import *\n"})
     user = tmp_path / "mylib" / "models" / "m.py"

@@ -12,6 +12,7 @@ takes effect after the whole statement (`b = b.clip(0)` reads the previous `b`).
 from __future__ import annotations
 
 import builtins
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
@@ -50,6 +51,8 @@ class Binding:
     # Called as an array namespace is, `name.where(condition, x, y)`: a backend object standing for
     # an array module (`B = backends[name]`), read as an array API namespace.
     namespace: bool = False
+    # An imported module's functions that stand for an array module's: `where` -> `jax.numpy.where`.
+    members: Optional[dict[str, str]] = None
 
 
 @dataclass(eq=False)
@@ -136,6 +139,12 @@ class ScopeIndex:
         `aliases`: imported names that stand for another (`mylib.backend.numpy` -> `jax.numpy`)."""
         self.interesting_call = interesting_call
         self.aliases = aliases or {}
+        # module -> {function: what it stands for}, from the aliases of single functions.
+        self.members: dict[str, dict[str, str]] = defaultdict(dict)
+        for dotted, target in self.aliases.items():
+            module, _, member = dotted.rpartition(".")
+            self.members[module][member] = target
+        self.members = dict(self.members)
         self.calls: list[tuple[cst.Call, Scope]] = []
         self.wrapping: list[tuple[cst.Call, cst.Call, Scope]] = []
         # alias -> original name, for `from jax.numpy import where as w` (a call to `w` is a candidate).
@@ -258,7 +267,7 @@ class ScopeIndex:
             dotted = _dotted_text(alias.name)
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 target = alias.asname.name.value
-                scope.bind(Binding(target, self._next(), imported=self.aliases.get(dotted, dotted)))
+                scope.bind(Binding(target, self._next(), imported=self.aliases.get(dotted, dotted), members=self.members.get(dotted)))
                 self._note_rename(target, dotted)
             else:
                 # `import jax.numpy` binds `jax`, through which `jax.numpy.where` resolves.
@@ -281,7 +290,7 @@ class ScopeIndex:
             name = _dotted_text(alias.name)
             target = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
             full = f"{module}.{name}"
-            scope.bind(Binding(target, self._next(), imported=self.aliases.get(full, full)))
+            scope.bind(Binding(target, self._next(), imported=self.aliases.get(full, full), members=self.members.get(full)))
             self._note_rename(target, name)
 
     def _note_rename(self, target: str, original: str) -> None:
@@ -429,6 +438,8 @@ def qualified_name(node: cst.CSTNode, scope: Scope, at: Place, namespaces: bool 
     if binding is None:
         return None
     module = binding.imported
+    if attrs and binding.members and attrs[0] in binding.members:
+        return ".".join([binding.members[attrs[0]], *attrs[1:]])
     if module is None and namespaces and (binding.namespace or isinstance(binding.value, cst.Call) and _gets_namespace(binding.value, scope, binding.place)):
         module = ARRAY_API_MODULE
     return ".".join([module, *attrs]) if module is not None else None

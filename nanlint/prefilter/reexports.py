@@ -5,15 +5,21 @@ Two sources say what a module stands for: the `array-modules` setting, and the m
 being checked, read by text on demand (a star import, `import jax.numpy as numpy`, `numpy =
 jax.numpy`) and remembered for the run. Only the imports that name what a select is called through
 are looked up, so a file that calls `jnp.where` through `jax.numpy` itself costs nothing.
+
+A module may also stand for an array module's functions one by one: `def where(c, a, b): return
+jnp.where(c, a, b)` forwards its arguments unchanged, so `np.where` of that module is `jnp.where`
+(its members). A function that does anything else, or is decorated (`custom_jvp` gives it its own
+derivative), is the project's own.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 import re
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 from nanlint.catalog.tables import framework_of
 from nanlint.prefilter.textscan import Imports, scan_imports
@@ -21,7 +27,6 @@ from nanlint.prefilter.textscan import Imports, scan_imports
 # A dotted name -> the array-module name it stands for (None: nothing known), and the module files of
 # the tree that were read to tell.
 Answer = tuple[Optional[str], frozenset[str]]
-Resolver = Callable[[str], Answer]
 _NOTHING: Answer = (None, frozenset())
 
 _STAR = re.compile(r"^from[ \t]+([\w.]+)[ \t]+import[ \t]+\*", re.M)
@@ -35,6 +40,32 @@ MAX_MODULE_BYTES = 2_000_000
 class _Exports:
     stars: tuple[str, ...]  # the modules its star imports re-export whole
     names: dict[str, str]  # module attribute -> the name it imports (`jax.numpy`, `mylib.np.where`)
+    # Its functions that forward their arguments to another's, unchanged -> that function's name.
+    forwards: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+class TreeResolver:
+    """What a dotted name stands for, asked from one importing file: a whole module (`resolve(name)`),
+    or the functions of a module that forward to an array module's (`members(name)`)."""
+
+    def __init__(self, modules: "ArrayModules", importer: Optional[Path]) -> None:
+        self._modules = modules
+        self._importer = importer
+        self._start: list[Optional[str]] = []  # the importer's directory, found on the first question only
+
+    def _directory(self) -> Optional[str]:
+        if not self._start:
+            self._start.append(os.path.dirname(os.path.abspath(self._importer)) if self._importer is not None else None)
+        return self._start[0]
+
+    def __call__(self, dotted: str) -> Answer:
+        return self._modules.resolve(dotted, self._directory())
+
+    def members(self, dotted: str) -> tuple[dict[str, str], frozenset[str]]:
+        return self._modules.members(dotted, self._directory())
+
+
+Resolver = TreeResolver
 
 
 class ArrayModules:
@@ -48,17 +79,10 @@ class ArrayModules:
         self._roots: dict[tuple[str, str], Optional[str]] = {}
         self._exists: dict[str, bool] = {}
 
-    def resolver(self, importer: Optional[Path]) -> Optional[Resolver]:
+    def resolver(self, importer: Optional[Path]) -> Optional[TreeResolver]:
         if not self.configured and importer is None:
             return None
-        start: list[Optional[str]] = []  # the importer's directory, found on the first question only
-
-        def resolve(dotted: str) -> Answer:
-            if not start:
-                start.append(os.path.dirname(os.path.abspath(importer)) if importer is not None else None)
-            return self.resolve(dotted, start[0])
-
-        return resolve
+        return TreeResolver(self, importer)
 
     def resolve(self, dotted: str, start: Optional[str], hops: int = 0) -> Answer:
         if framework_of(dotted) is not None:
@@ -102,15 +126,38 @@ class ArrayModules:
                 break  # the module decides what its names are
         return None, frozenset(read)
 
+    def members(self, dotted: str, start: Optional[str]) -> tuple[dict[str, str], frozenset[str]]:
+        """The functions of the tree's module `dotted` that forward to an array module's, by name ->
+        that function's array-module name; and the files read to tell."""
+        if start is None or framework_of(dotted) is not None:
+            return {}, frozenset()
+        parts = dotted.split(".")
+        root = self.root(start, parts[0])
+        found = self.module_file(root, parts) if root is not None else None
+        if found is None:
+            return {}, frozenset()
+        read = {found}
+        members = {}
+        for name, target in self._exports_of(found).forwards.items():
+            if framework_of(target) is None:
+                target, files = self.resolve(target, os.path.dirname(found), 1)
+                read |= files
+            if target is not None:
+                members[name] = target
+        return members, frozenset(read)
+
     def root(self, start: str, head: str) -> Optional[str]:
         """The directory above `start` (or `start` itself) that holds the package or module `head`, as
-        Python would find it from a script there."""
+        Python would find it from a script there. A package's own directory is no such place: inside
+        `probdiffeq/`, a module `probdiffeq/probdiffeq.py` is not the package `probdiffeq`."""
         key = (start, head)
         if key not in self._roots:
             found = None
             directory = start
             for _ in range(MAX_ANCESTORS):
-                if os.path.isdir(os.path.join(directory, head)) or os.path.isfile(os.path.join(directory, head + ".py")):
+                if not self._is_package(directory) and (
+                    os.path.isdir(os.path.join(directory, head)) or os.path.isfile(os.path.join(directory, head + ".py"))
+                ):
                     found = directory
                     break
                 parent = os.path.dirname(directory)
@@ -119,6 +166,12 @@ class ArrayModules:
                 directory = parent
             self._roots[key] = found
         return self._roots[key]
+
+    def _is_package(self, directory: str) -> bool:
+        marker = os.path.join(directory, "__init__.py")
+        if marker not in self._exists:
+            self._exists[marker] = os.path.isfile(marker)
+        return self._exists[marker]
 
     def module_file(self, root: str, parts: list[str]) -> Optional[str]:
         """`root/a/b.py` or `root/a/b/__init__.py` for the parts `a.b`, if either is a file."""
@@ -151,7 +204,52 @@ def _read_exports(path: str) -> _Exports:
             names[name] = f"{_first(imports.targets[head])}.{tail}"
     # Frameworks first: `from jax.numpy import *` decides before a project's own star imports.
     stars = sorted((m for m in _STAR.findall(text) if not m.startswith(".")), key=lambda m: framework_of(m) is None)
-    return _Exports(tuple(stars), names)
+    forwards = _forwarding_functions(text, names) if "return" in text else {}
+    return _Exports(tuple(stars), {**names, **forwards}, forwards)
+
+
+def _forwarding_functions(text: str, imported: dict[str, str]) -> dict[str, str]:
+    """The module's functions that pass their parameters, in order, to an imported function and
+    return what it returns (`def where(c, /, a, b): return jnp.where(c, a, b)`) -> its name
+    (`jax.numpy.where`). A decorated function is not one: the decorator may change what it does."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}
+    found = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or node.decorator_list:
+            continue
+        body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) else node.body
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
+            continue
+        call = body[0].value
+        callee = _dotted(call.func)
+        if callee is not None and callee[0] in imported and _passes_parameters(node.args, call):
+            found[node.name] = ".".join([imported[callee[0]], *callee[1:]])
+    return found
+
+
+def _dotted(node: ast.AST) -> Optional[list[str]]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(parts)] if isinstance(node, ast.Name) else None
+
+
+def _passes_parameters(params: ast.arguments, call: ast.Call) -> bool:
+    """Each parameter passed once, as itself: the positional ones in order, then the rest by keyword
+    (`order=order`); nothing else."""
+    if params.vararg or params.kwarg or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    names = [a.arg for a in (*params.posonlyargs, *params.args)]
+    positional = [a.id if isinstance(a, ast.Name) else None for a in call.args]
+    if positional != names[: len(positional)]:
+        return False
+    keywords = {k.arg: k.value for k in call.keywords}
+    rest = names[len(positional) :] + [a.arg for a in params.kwonlyargs]
+    return set(keywords) == set(rest) and all(isinstance(v, ast.Name) and v.id == k for k, v in keywords.items())
 
 
 def _first(targets) -> str:
@@ -179,6 +277,11 @@ def resolve_imports(imports: Imports, wanted: set[str], resolve: Resolver) -> Im
     targets = dict(imports.targets)
     for name in wanted & targets.keys():
         targets[name] = frozenset(resolved(dotted) for dotted in targets[name])
+        # A module of forwarding functions stands for the array module's functions one by one.
+        for dotted in targets[name] - aliases.keys() - set(aliases.values()):
+            members, files = resolve.members(dotted)
+            read.update(files)
+            aliases.update((f"{dotted}.{member}", target) for member, target in members.items())
     if not aliases:
         return dataclasses.replace(imports, depends_on=tuple(sorted(read))) if read else imports
     modules = tuple({dotted.rpartition(".")[0] + "." for dotted in aliases})

@@ -52,9 +52,14 @@ class Imports:
 
     def qualified(self, dotted: list[str]) -> list[str]:
         """The qualified names a dotted name (`["data", "Dataset"]`) may stand for, through these
-        imports (`torch.utils.data.Dataset`); none when its first name is not imported."""
+        imports (`torch.utils.data.Dataset`); none when its first name is not imported. A module's
+        function that stands for an array module's (`mylib.np.where` -> `jax.numpy.where`) is that."""
         suffix = "".join(f".{attr}" for attr in dotted[1:])
-        return [target + suffix for target in self.targets.get(dotted[0], ())]
+        found = [target + suffix for target in self.targets.get(dotted[0], ())]
+        if self.aliases and len(dotted) > 1:
+            rest = "".join(f".{attr}" for attr in dotted[2:])
+            found = [self.aliases[member] + rest if (member := name[: len(name) - len(rest)]) in self.aliases else name for name in found]
+        return found
 
 
 def scan_imports(source: str) -> Imports:
