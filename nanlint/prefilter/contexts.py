@@ -126,6 +126,7 @@ class Contexts:
         # Per enclosing function, the functions defined in its body: invisible outside it, so private
         # whatever their names. Their uses, by (the enclosing functions' names, the name).
         self._local_defs: list[frozenset[str]] = []
+        self._local_names: list[frozenset[str]] = []  # the union of `_local_defs` so far, per depth
         self._local_uses: dict[tuple[tuple[str, ...], str], set[Optional[str]]] = defaultdict(set)
         # The callees (`ast.Name` ids) of calls a JVP rule makes with the primals alone.
         self._primal_callees: set[int] = set()
@@ -186,13 +187,17 @@ class Contexts:
         self._under_no_grad.append(no_grad)
         self._functions.append(name if in_class is ClassKind.PLAIN else self._qualify(name, in_class))
         self._function_spans.append((tuple(self._functions), *span))
-        self._local_defs.append(_defined_in(node))
+        defined = _defined_in(node)
+        self._local_defs.append(defined)
+        around = self._local_names[-1] if self._local_names else frozenset()
+        self._local_names.append(around | defined if defined else around)
         return _Leave(self._leave_function)
 
     def _leave_function(self) -> None:
         self._functions.pop()
         self._under_no_grad.pop()
         self._local_defs.pop()
+        self._local_names.pop()
 
     def _span(self, start: Position, node: ast.AST) -> tuple[Position, Position]:
         """A place in the tree, with its lines counted in the file."""
@@ -260,17 +265,19 @@ class Contexts:
         """A use of a private helper (`_name`, or a function defined in an enclosing function's body:
         only those are ever read as part of a primal), by whom: the function it is in, or no_grad, or
         a JVP rule's primal computation."""
+        local = bool(self._local_names) and name in self._local_names[-1]
+        if not local and not name.startswith("_"):
+            return
         if primal:
             user: Optional[str] = _PRIMAL_USER
         elif self._under_no_grad and self._under_no_grad[-1]:
             user = _NO_GRAD_USER
         else:
             user = self._functions[-1] if self._functions else None
-        for depth in range(len(self._local_defs) - 1, -1, -1):
-            if name in self._local_defs[depth]:
-                self._local_uses[(tuple(self._functions[: depth + 1]), name)].add(user)
-                return
-        if name.startswith("_"):
+        if local:
+            depth = next(d for d in range(len(self._local_defs) - 1, -1, -1) if name in self._local_defs[d])
+            self._local_uses[(tuple(self._functions[: depth + 1]), name)].add(user)
+        else:
             self._uses[name].add(user)
 
     # --- queries ---------------------------------------------------------------------------------

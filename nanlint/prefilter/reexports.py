@@ -40,8 +40,6 @@ MAX_MODULE_BYTES = 2_000_000
 class _Exports:
     stars: tuple[str, ...]  # the modules its star imports re-export whole
     names: dict[str, str]  # module attribute -> the name it imports (`jax.numpy`, `mylib.np.where`)
-    # Its functions that forward their arguments to another's, unchanged -> that function's name.
-    forwards: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 class TreeResolver:
@@ -75,6 +73,7 @@ class ArrayModules:
         # Longest first: `a.b` is matched before `a`.
         self.configured = sorted(configured.items(), key=lambda item: -len(item[0]))
         self._exports: dict[str, _Exports] = {}
+        self._forwards: dict[str, dict[str, str]] = {}
         self._resolved: dict[tuple[str, str], Answer] = {}
         self._roots: dict[tuple[str, str], Optional[str]] = {}
         self._exists: dict[str, bool] = {}
@@ -113,6 +112,8 @@ class ArrayModules:
             exports, rest = self._exports_of(found), parts[cut:]
             if rest and rest[0] in exports.names:
                 candidates = [".".join([exports.names[rest[0]], *rest[1:]])]
+            elif rest and rest[0] in (forwards := self._forwards_of(found, rest[0])):
+                candidates = [".".join([forwards[rest[0]], *rest[1:]])]
             else:  # a star import (`numpy.py`: `from jax.numpy import *`)
                 candidates = [".".join([star, *rest]) for star in exports.stars]
             for target in candidates:
@@ -138,7 +139,7 @@ class ArrayModules:
             return {}, frozenset()
         read = {found}
         members = {}
-        for name, target in self._exports_of(found).forwards.items():
+        for name, target in self._forwards_of(found).items():
             if framework_of(target) is None:
                 target, files = self.resolve(target, os.path.dirname(found), 1)
                 read |= files
@@ -185,17 +186,30 @@ class ArrayModules:
 
     def _exports_of(self, path: str) -> _Exports:
         if path not in self._exports:
-            self._exports[path] = _read_exports(path)
+            self._exports[path] = _read_exports(_read_text(path))
         return self._exports[path]
 
+    def _forwards_of(self, path: str, name: Optional[str] = None) -> dict[str, str]:
+        """Its functions that forward their arguments to another's, unchanged -> that function's
+        name; parsed only when asked, and, asked for one `name`, only if the text defines it."""
+        if path not in self._forwards:
+            text = _read_text(path)
+            if name is not None and f"def {name}(" not in text:
+                return {}
+            self._forwards[path] = _forwarding_functions(text, self._exports_of(path).names) if "return" in text else {}
+        return self._forwards[path]
 
-def _read_exports(path: str) -> _Exports:
-    """What a module binds at its top level (imports, `name = module.attr`, star imports), from its text."""
+
+def _read_text(path: str) -> str:
     try:
         with open(path, "rb") as handle:
-            text = handle.read(MAX_MODULE_BYTES).decode("utf-8", errors="replace")
+            return handle.read(MAX_MODULE_BYTES).decode("utf-8", errors="replace")
     except OSError:
-        return _Exports((), {})
+        return ""
+
+
+def _read_exports(text: str) -> _Exports:
+    """What a module binds at its top level (imports, `name = module.attr`, star imports), from its text."""
     imports = scan_imports(text)
     names = {name: _first(targets) for name, targets in imports.targets.items()}
     for name, dotted in _ASSIGN.findall(text):
@@ -204,8 +218,7 @@ def _read_exports(path: str) -> _Exports:
             names[name] = f"{_first(imports.targets[head])}.{tail}"
     # Frameworks first: `from jax.numpy import *` decides before a project's own star imports.
     stars = sorted((m for m in _STAR.findall(text) if not m.startswith(".")), key=lambda m: framework_of(m) is None)
-    forwards = _forwarding_functions(text, names) if "return" in text else {}
-    return _Exports(tuple(stars), {**names, **forwards}, forwards)
+    return _Exports(tuple(stars), names)
 
 
 def _forwarding_functions(text: str, imported: dict[str, str]) -> dict[str, str]:
