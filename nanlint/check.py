@@ -13,7 +13,7 @@ from nanlint.config.settings import Settings
 from nanlint.files import CheckError, FileResult, check_size, decode_source, is_notebook, read_source_bytes, syntax_diagnostic
 from nanlint.prefilter import Prefiltered, Reported, Verdict, prefilter
 from nanlint.prefilter.helpers import HelperFinder, ImportedHelpers
-from nanlint.prefilter.reexports import ArrayModules, Resolver
+from nanlint.prefilter.reexports import ArrayModules, TreeResolver
 from nanlint.rules import BY_CODE, expand_selector, kinds_of, select_codes
 from nanlint.suppression import parse_suppressions
 
@@ -95,7 +95,7 @@ class Checker:
         return result
 
     def _analyse(
-        self, result: FileResult, found: Prefiltered, kinds: frozenset, resolve: Optional[Resolver], find_helper: Optional[HelperFinder]
+        self, result: FileResult, found: Prefiltered, kinds: frozenset, resolve: Optional[TreeResolver], find_helper: Optional[HelperFinder]
     ) -> None:
         """The kept units read by libcst, their sites as diagnostics, and a fix planned for each."""
         # Here, not at the top: a file the prefilter clears never loads libcst.

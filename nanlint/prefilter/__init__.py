@@ -28,7 +28,7 @@ from typing import Optional
 from nanlint.catalog.lookup import Catalog
 from nanlint.prefilter.contexts import BASE_WORD_ENDINGS, PRIMAL_WORDS, Contexts, may_have_contexts
 from nanlint.prefilter.helpers import DEFINITION, FileHelpers, Helper, HelperFinder, imported_helpers, straight_line_function
-from nanlint.prefilter.reexports import Resolver, resolve_imports
+from nanlint.prefilter.reexports import TreeResolver, resolve_imports
 from nanlint.prefilter.screen import Reported, Screen
 from nanlint.prefilter.syntax import Position, parse
 from nanlint.prefilter.stores import may_store, receiver_attributes, receiver_stores
@@ -96,7 +96,7 @@ def prefilter(
     catalog: Catalog,
     reported: Reported,
     whole: bool = False,
-    resolve: Optional[Resolver] = None,
+    resolve: Optional[TreeResolver] = None,
     find_helper: Optional[HelperFinder] = None,
 ) -> Prefiltered:
     """`whole`: skip the screen and read every unit (the reference the fast path is checked against).
@@ -176,7 +176,7 @@ def _lone_carriage_returns(source: str) -> bool:
     return "\r" in source and source.count("\r") != source.count("\r\n")
 
 
-def _imports(source: str, calls: list[Call], resolve: Optional[Resolver], names: frozenset[str], chains: dict) -> Imports:
+def _imports(source: str, calls: list[Call], resolve: Optional[TreeResolver], names: frozenset[str], chains: dict) -> Imports:
     """The file's imports; those that selects are called through resolved when they name a project's
     module that stands for an array module."""
     imports = scan_imports(source)

@@ -63,9 +63,6 @@ class TreeResolver:
         return self._modules.members(dotted, self._directory())
 
 
-Resolver = TreeResolver
-
-
 class ArrayModules:
     """What the modules of one run stand for, from the settings and from the tree, remembered."""
 
@@ -271,10 +268,11 @@ def _first(targets) -> str:
     return min(targets, key=lambda t: (framework_of(t) is None, t))
 
 
-def resolve_imports(imports: Imports, wanted: set[str], resolve: Resolver) -> Imports:
+def resolve_imports(imports: Imports, wanted: set[str], resolve: TreeResolver) -> Imports:
     """`imports` with the targets of the `wanted` names (what selects are called through), and of the
     other names imported from the same modules (`sqrt` beside `where`), replaced by the array-module
-    names they stand for, and their frameworks noted."""
+    names they stand for, and their frameworks noted; a module of forwarding functions gets an alias
+    per function (`mylib.np.where` -> `jax.numpy.where`)."""
     aliases: dict[str, str] = {}
     read: set[str] = set()
 
