@@ -658,7 +658,10 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         true, false = (value_range(branch, env, depth + 1) for branch in chosen)
         return _hull(_refined(true, cond, chosen[0], True, env), _refined(false, cond, chosen[1], False, env))
     if leaf in INCREASING_FUNCTIONS and operand is not None and not extra:
-        return _increasing(INCREASING_FUNCTIONS[leaf], value_range(operand, env, depth + 1))
+        rising = _increasing(INCREASING_FUNCTIONS[leaf], value_range(operand, env, depth + 1))
+        # A clamped one (tad-mctc's `sqrt(clamp(x, min=eps))`) is also at least its bound.
+        bound = _bounded_below_call(node, env)
+        return _at_least(rising, *bound) if bound is not None else rising
     if leaf in BOUNDED_FUNCTIONS and (qualified is not None or not extra):
         lo, hi = BOUNDED_FUNCTIONS[leaf]
         return Interval(lo, hi)
@@ -841,6 +844,15 @@ def _clamp_range(node: cst.Call, leaf: str, operand, extra: list, env: Env, dept
     if upper is not None and not is_none(upper):
         result = _smaller(result, value_range(upper, env, depth + 1))
     return result
+
+
+def _at_least(x: Interval, lo: float, closed: bool) -> Interval:
+    """`x` where it is above `lo` (or at it, when `closed`)."""
+    if x.lo > lo or (x.lo == lo and (closed or not x.lo_closed)):
+        return x
+    if x.hi < lo or (x.hi == lo and not (closed and x.hi_closed)):
+        return Interval(lo, INF, closed, False)  # the tables' bound holds whatever the argument
+    return Interval(lo, x.hi, closed, x.hi_closed)
 
 
 def _larger(a: Interval, b: Interval) -> Interval:

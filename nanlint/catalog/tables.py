@@ -806,6 +806,13 @@ GRADIENT_GATE_METHODS: dict[str, dict[str, Interval]] = {"torch": {"relu": _RELU
 GUARDS_ITS_RESULT: tuple[str, ...] = _expand("optax.safe_norm optax.safe_root_mean_squares torch.cdist") + (
     "jax_md.util.safe_mask",
     "jax_md.space.distance",
+    # tad-mctc's safe ops (torch), in both of its spellings (`sqrt` until 0.7, `safe_sqrt` since): a
+    # distance clamped to at least eps**(1/p), a root of `clamp(x, min=eps)`. Checked under torch
+    # autograd on 0.7.0 and 0.11.3: the gradient of `1 / cdist` at coincident points, and of
+    # `1 / sqrt(0)`, is finite.
+    "tad_mctc.storch.cdist",
+    "tad_mctc.storch.sqrt",
+    "tad_mctc.storch.safe_sqrt",
 )
 # Functions that never leak themselves: barriers, clamps that are gradient-safe by construction, and
 # the frameworks' own safe variants (their derivative is finite at their own pole), those above among them.
@@ -814,7 +821,17 @@ GRADIENT_SAFE: tuple[str, ...] = GUARDS_ITS_RESULT + _expand(
     "tf.math.divide_no_nan tf.math.reciprocal_no_nan tf.math.xlogy tf.math.xlog1py tf.math.xdivy tf.math.l2_normalize "
     "optax.safe_int32_increment "
     "torch.linalg.norm torch.linalg.vector_norm torch.norm torch.dist "
-) + ("torch.nn.functional.normalize",)
+) + (
+    "torch.nn.functional.normalize",
+    # tad-mctc: a divisor replaced by eps where it is 0, `1 / (x + eps)`, a base replaced by eps at
+    # and below 0 (finite gradients at 0, checked). Its old `pow` (until 0.7) is not here: its
+    # gradient of `pow(0, 0.5)` is infinite.
+    "tad_mctc.storch.divide",
+    "tad_mctc.storch.safe_divide",
+    "tad_mctc.storch.reciprocal",
+    "tad_mctc.storch.safe_reciprocal",
+    "tad_mctc.storch.safe_pow",
+)
 GRADIENT_SAFE_METHODS: dict[str, tuple[str, ...]] = {"torch": ("detach", "clamp", "clamp_min", "clip", "norm")}
 
 # Constructors that read only the shape and dtype of their first argument: no cotangent flows into it,
@@ -1251,7 +1268,11 @@ BOUNDED_BELOW_FUNCTIONS = _bounded_below(
         False,
     ),
     ("jnp.cosh lax.cosh tf.math.cosh tf.cosh torch.cosh anp.cosh ops.cosh", 1.0, True),
-)
+) | {
+    # tad-mctc's distance and root are clamped: at least eps**(1/p), and sqrt(eps) (checked above).
+    name: (0.0, False)
+    for name in ("tad_mctc.storch.cdist", "tad_mctc.storch.sqrt", "tad_mctc.storch.safe_sqrt")
+}
 # Sums (functions, and the tensor method): of terms that are all >= 0 a sum is >= 0, of terms that
 # are all <= 0 it is <= 0, and of other terms anything: `sum(x)` alone is not bounded.
 SUMS = frozenset(_expand("jnp.sum tf.reduce_sum tf.math.reduce_sum torch.sum anp.sum ops.sum"))

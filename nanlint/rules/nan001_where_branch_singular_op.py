@@ -65,6 +65,8 @@ class WhereBranchSingularOp(Rule):
         # A truth value in arithmetic is 0 or 1: where `c == 0` leaves the branch unselected, the
         # divisor carries its own epsilon (`c + 1e-12`).
         Valid("import jax.numpy as jnp\njnp.where(c == 0, 0.0, g / (c + (c == 0) * 1e-12))\n"),
+        # tad-mctc's safe root is clamped to at least sqrt(eps): its reciprocal has no pole (point 127).
+        Valid("import torch\nfrom tad_mctc import storch\ndef f(q, rads):\n    return torch.where(rads > 0, q / storch.sqrt(rads), 0.0)\n"),
         # `isclose(d, 0)` holds where |d| <= 1e-8: there `d + 1` is near 1, elsewhere `d` is not 0.
         Valid("import numpy as np\nnp.where(np.isclose(d, 0), 0.0, g / (d + np.isclose(d, 0, rtol=1e-5)))\n"),
         # The condition reads `x` only for its shape: it says nothing about `x`'s values (NAN401).
@@ -327,6 +329,8 @@ class WhereBranchSingularOp(Rule):
             "    g.defjvps(None, lambda y_dot, out, x, y: g_der(x, y) * y_dot)\n    return g(f, y) + g_der(f, y)\n",
             line=8,
         ),
+        # ... and torch's own root is not.
+        Invalid("import torch\ndef f(q, rads):\n    return torch.where(rads > 0, q / torch.sqrt(rads), 0.0)\n", line=3),
         # ... but `1e-12` within its tolerance is no replacement: `d + 1e-12` is 0 at `d = -1e-12`.
         Invalid("import jax.numpy as jnp\njnp.where(jnp.isclose(d, 0), 0.0, g / (d + 1e-12 * jnp.isclose(d, 0)))\n", line=2),
         Invalid("import jax.numpy as jnp\ndef ramp(t, c, d):\n    if c <= 0:\n        raise ValueError(c)\n    c = d\n    return jnp.where(t < c, t / c, 1.0)\n", line=6),

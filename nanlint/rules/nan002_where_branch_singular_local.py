@@ -56,6 +56,14 @@ class WhereBranchSingularLocal(Rule):
             "import jax.numpy as jnp\ndef f(v):\n    norm = jnp.sum(v * v)\n    d = v / (norm + 1e-12 * (norm == 0))\n"
             "    return jnp.where(norm > 1, d, v)\n"
         ),
+        # tad-mctc's `cdist` is clamped to at least eps**(1/p), and masked pairs hold a positive eps:
+        # the product of their squares is positive, and so is what `sqrt` gets (point 127).
+        Valid(
+            "import torch\nfrom tad_mctc import storch\nfrom tad_mctc.batch import real_pairs, real_triples\ndef atm(numbers, positions):\n"
+            "    pairs, triples = real_pairs(numbers), real_triples(numbers)\n    eps = torch.tensor(torch.finfo(positions.dtype).eps)\n"
+            "    d = torch.pow(torch.where(pairs, storch.cdist(positions, positions), eps), 2.0)\n"
+            "    r1 = torch.sqrt(d.unsqueeze(-1) * d.unsqueeze(-2))\n    return torch.where(triples, r1, eps)\n"
+        ),
         # exp of an imaginary argument has modulus 1: it cannot overflow.
         Valid("import jax.numpy as jnp\ndef f(f, tc, h, cut):\n    shift = jnp.exp(2j * jnp.pi * f * tc)\n    return jnp.where(f < cut, h * shift, 0.0)\n"),
         # `omq2` is -inf or NaN wherever `q` is (at x1 == 0), so `omq2 == 0` leaves that pole selected.
@@ -167,6 +175,14 @@ class WhereBranchSingularLocal(Rule):
         Valid("import tensorflow as tf\ndef vol(var):\n    v = tf.math.sqrt(tf.nn.relu(var))\n    return tf.where(v > 0.0, v, 0.0)\n"),
     )
     INVALID = (
+        # ... but masked pairs holding 0 leave the product 0 there: the root's pole (point 127).
+        Invalid(
+            "import torch\nfrom tad_mctc import storch\nfrom tad_mctc.batch import real_pairs, real_triples\ndef atm(numbers, positions):\n"
+            "    pairs, triples = real_pairs(numbers), real_triples(numbers)\n"
+            "    d = torch.pow(torch.where(pairs, storch.cdist(positions, positions), 0.0), 2.0)\n"
+            "    r1 = torch.sqrt(d.unsqueeze(-1) * d.unsqueeze(-2))\n    return torch.where(triples, r1, 1.0)\n",
+            line=8,
+        ),
         # ... but `i - 3` is negative for the first three: a pole at 0, where `s` is unselected.
         Invalid(
             "import torch\ndef expand(bound, s, n: int):\n    for i in range(n):\n        step = torch.abs(s) ** (i - 3)\n"
