@@ -329,8 +329,6 @@ class WhereBranchSingularOp(Rule):
             "    g.defjvps(None, lambda y_dot, out, x, y: g_der(x, y) * y_dot)\n    return g(f, y) + g_der(f, y)\n",
             line=8,
         ),
-        # ... and torch's own root is not.
-        Invalid("import torch\ndef f(q, rads):\n    return torch.where(rads > 0, q / torch.sqrt(rads), 0.0)\n", line=3),
         # ... but `1e-12` within its tolerance is no replacement: `d + 1e-12` is 0 at `d = -1e-12`.
         Invalid("import jax.numpy as jnp\njnp.where(jnp.isclose(d, 0), 0.0, g / (d + 1e-12 * jnp.isclose(d, 0)))\n", line=2),
         Invalid("import jax.numpy as jnp\ndef ramp(t, c, d):\n    if c <= 0:\n        raise ValueError(c)\n    c = d\n    return jnp.where(t < c, t / c, 1.0)\n", line=6),
@@ -490,6 +488,9 @@ class WhereBranchSingularOp(Rule):
             "    return g(x), jnp.where(x > 0, t / x * x, 0.0)\ng.defjvp(_g_jvp)\n",
             line=8,
         ),
+        # torch's own root has no bound above 0: `q / torch.sqrt(rads)` is singular at `rads == 0`
+        # (tad-mctc's clamped one is not, point 127).
+        Invalid("import torch\ndef f(q, rads):\n    return torch.where(rads > 0, q / torch.sqrt(rads), 0.0)\n", line=3),
         # TensorFlow's `compat.v2` module holds `compat` again: `tf` here is `tensorflow.compat.v2`.
         Invalid("import tensorflow.compat.v2 as tf\ntf.compat.v2.where(x > 0, tf.sqrt(x), 0.0)\n", line=2),
         Invalid("import jax.numpy as jnp\ndef wrap(x, L):\n    return jnp.where(L > 0, x % L, x)\n", line=3),

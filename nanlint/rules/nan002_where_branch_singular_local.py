@@ -175,14 +175,6 @@ class WhereBranchSingularLocal(Rule):
         Valid("import tensorflow as tf\ndef vol(var):\n    v = tf.math.sqrt(tf.nn.relu(var))\n    return tf.where(v > 0.0, v, 0.0)\n"),
     )
     INVALID = (
-        # ... but masked pairs holding 0 leave the product 0 there: the root's pole (point 127).
-        Invalid(
-            "import torch\nfrom tad_mctc import storch\nfrom tad_mctc.batch import real_pairs, real_triples\ndef atm(numbers, positions):\n"
-            "    pairs, triples = real_pairs(numbers), real_triples(numbers)\n"
-            "    d = torch.pow(torch.where(pairs, storch.cdist(positions, positions), 0.0), 2.0)\n"
-            "    r1 = torch.sqrt(d.unsqueeze(-1) * d.unsqueeze(-2))\n    return torch.where(triples, r1, 1.0)\n",
-            line=8,
-        ),
         # ... but `i - 3` is negative for the first three: a pole at 0, where `s` is unselected.
         Invalid(
             "import torch\ndef expand(bound, s, n: int):\n    for i in range(n):\n        step = torch.abs(s) ** (i - 3)\n"
@@ -251,4 +243,13 @@ class WhereBranchSingularLocal(Rule):
         # A condition on the op's own value is not read at its pole: there `exp(x)` is inf (and
         # `exp(-q)` of an infinite `q` is 0), which value ranges, of real numbers, do not hold.
         Invalid("import jax.numpy as jnp\ndef f(x):\n    y = jnp.exp(x)\n    return jnp.where(y > 1.0, x, y)\n", line=4),
+        # tad-mctc's clamped `cdist` with 0 for masked pairs: the product of squares is 0 there, the
+        # root's pole (point 127, whose VALID twin fills them with eps).
+        Invalid(
+            "import torch\nfrom tad_mctc import storch\nfrom tad_mctc.batch import real_pairs, real_triples\ndef atm(numbers, positions):\n"
+            "    pairs, triples = real_pairs(numbers), real_triples(numbers)\n"
+            "    d = torch.pow(torch.where(pairs, storch.cdist(positions, positions), 0.0), 2.0)\n"
+            "    r1 = torch.sqrt(d.unsqueeze(-1) * d.unsqueeze(-2))\n    return torch.where(triples, r1, 1.0)\n",
+            line=8,
+        ),
     )
