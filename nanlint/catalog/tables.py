@@ -806,7 +806,7 @@ GRADIENT_GATE_METHODS: dict[str, dict[str, Interval]] = {"torch": {"relu": _RELU
 GUARDS_ITS_RESULT: tuple[str, ...] = _expand("optax.safe_norm optax.safe_root_mean_squares torch.cdist") + (
     "jax_md.util.safe_mask",
     "jax_md.space.distance",
-    # tad-mctc's safe ops (torch), in both of its spellings (`sqrt` until 0.7, `safe_sqrt` since): a
+    # tad-mctc's safe ops (torch), in both of its spellings (`sqrt` in 0.7, `safe_sqrt` later): a
     # distance clamped to at least eps**(1/p), a root of `clamp(x, min=eps)`. Checked under torch
     # autograd on 0.7.0 and 0.11.3: the gradient of `1 / cdist` at coincident points, and of
     # `1 / sqrt(0)`, is finite.
@@ -824,7 +824,7 @@ GRADIENT_SAFE: tuple[str, ...] = GUARDS_ITS_RESULT + _expand(
 ) + (
     "torch.nn.functional.normalize",
     # tad-mctc: a divisor replaced by eps where it is 0, `1 / (x + eps)`, a base replaced by eps at
-    # and below 0 (finite gradients at 0, checked). Its old `pow` (until 0.7) is not here: its
+    # and below 0 (finite gradients at 0, checked). Its old `pow` (in 0.7) is not here: its
     # gradient of `pow(0, 0.5)` is infinite.
     "tad_mctc.storch.divide",
     "tad_mctc.storch.safe_divide",
