@@ -226,6 +226,24 @@ def test_a_helper_a_jvps_rule_calls_with_the_primals_is_not_differentiated(rule:
     assert [f[1].row for f in assert_same(source)] == ([9, 12] if flagged else [12])
 
 
+@pytest.mark.parametrize(
+    "stores",
+    [
+        # A library call's store: its range is read too (point 128).
+        "    def __init__(self, z):\n        self._z = jnp.exp(z)\n",
+        # A store that reads another attribute: that one's stores are kept as well.
+        "    def __init__(self, z):\n        self._b = jnp.exp(z)\n\n    def setup(self):\n        self._z = 2.0 * self._b\n",
+    ],
+)
+def test_every_store_of_an_attribute_a_kept_method_reads_is_kept(stores: str) -> None:
+    # `1 / self._z` is no pole when every store into `_z` is positive: the sliced path must read the
+    # stores the whole file shows, or the two paths differ.
+    method = "\n    def f(self, m):\n        return jnp.where(m > self._z, 1.0 / self._z, 0.0)\n"
+    source = "import jax.numpy as jnp\n\nclass E:\n" + stores + method
+    assert assert_same(source) == []
+    assert [f[0] for f in assert_same(source.replace("jnp.exp(z)", "jnp.sin(z)"))] == ["NAN001"]
+
+
 def test_a_function_defined_in_a_body_is_private_to_it() -> None:
     # A nested function is invisible outside its body: used there only by a JVP rule's primal
     # computation, it is never differentiated, whatever its name.

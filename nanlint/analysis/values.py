@@ -52,6 +52,7 @@ from nanlint.catalog.tables import (
     COUNT_METHODS,
     DTYPE_ARGUMENT_OF_FUNCTION,
     DTYPE_ARGUMENT_OF_METHOD,
+    DTYPE_INFO,
     EXTREMA_BUILTINS,
     FILL_ARGUMENT,
     GATHERS,
@@ -59,6 +60,7 @@ from nanlint.catalog.tables import (
     INCREASING_FUNCTIONS,
     INTEGER_ANNOTATIONS,
     INTEGER_DTYPES,
+    INTERPOLATION_VALUES,
     ISCLOSE_ATOL,
     KEY_FIRST_RANDOM_MODULE,
     LOWER_CLAMPS,
@@ -581,6 +583,8 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
             return reach
     if is_epsilon(node, env):
         return Interval(0.0, INF, False, False)  # `eps`, `finfo(dtype).eps`: small and positive
+    if _is_dtype_maximum(node):
+        return Interval(1.0, INF)  # `finfo(dtype).max`: the largest finite number, at least 127
     if isinstance(node, cst.Name):
         return _UNKNOWN
     if isinstance(node, cst.Attribute) and (stores := env.attribute_stores(node)):
@@ -669,6 +673,12 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         return Interval(-INF, 0.0, False, BOUNDED_ABOVE_BY_ZERO[leaf])
     if leaf in GATHERS and operand is not None and (qualified is not None or method is not None):
         return value_range(operand, env, depth + 1)
+    if qualified in INTERPOLATION_VALUES:
+        values = [argument_at(node, spec) for spec in INTERPOLATION_VALUES[qualified]]
+        if values[0] is None:
+            return _UNKNOWN
+        ranges = [value_range(v, env, depth + 1) for v in values if v is not None]
+        return functools.reduce(_hull, ranges)
     if leaf in _CLAMPS and operand is not None:
         return _clamp_range(node, leaf, operand, extra, env, depth + 1)
     signed = _sign_range(leaf, operand, extra, env, depth + 1)
@@ -844,6 +854,16 @@ def _clamp_range(node: cst.Call, leaf: str, operand, extra: list, env: Env, dept
     if upper is not None and not is_none(upper):
         result = _smaller(result, value_range(upper, env, depth + 1))
     return result
+
+
+def _is_dtype_maximum(node: cst.BaseExpression) -> bool:
+    """`finfo(dtype).max`, `iinfo(dtype).max`: the largest value of a dtype."""
+    return (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == "max"
+        and isinstance(node.value, cst.Call)
+        and leaf_name(node.value.func) in DTYPE_INFO
+    )
 
 
 def _at_least(x: Interval, lo: float, closed: bool) -> Interval:

@@ -1033,6 +1033,11 @@ FILL_ARGUMENT: dict[str, Arg] = {name: Arg(1, ("fill_value", "value")) for name 
 # gradient; the indices receive none. Their value is some of the operand's elements, so it keeps the
 # operand's value range, as a subscript does (`exp(lp.gather(-1, i))`).
 GATHERS = frozenset({"gather", "gather_nd", "batch_gather", "take", "take_along_axis", "take_along_dim", "index_select"})
+# Linear interpolation (`interp(x, xp, fp, left=None, right=None)` in NumPy and JAX): a value between
+# two of `fp`, or `left` / `right` outside `xp` (`fp`'s ends by default), so within their range.
+INTERPOLATION_VALUES: dict[str, tuple[Arg, ...]] = {
+    name: (Arg(2, ("fp",)), Arg(3, ("left",)), Arg(4, ("right",))) for name in _expand("jnp.interp np.interp")
+}
 # Python builtins whose result no gradient flows through: sizes, integers, truth values.
 BUILTINS_WITHOUT_GRADIENT = frozenset({"len", "int", "bool", "range", "str", "round", "isinstance", "hash", "id"})
 # Frameworks whose autograd records tensors only: in a file that computes with torch (and NumPy)
@@ -1071,6 +1076,8 @@ INTEGER_DTYPES: frozenset[str] = frozenset(
     "int8 int16 int32 int64 uint8 uint16 uint32 uint64 int long short byte bool bool_".split()
 )
 
+# The dtype queries: `finfo(t).max` and `iinfo(t).max` are a dtype's largest value (at least 127).
+DTYPE_INFO = frozenset({"finfo", "iinfo"})
 # `isclose(x, 0)`'s default absolute tolerance, the same in NumPy, JAX and torch: it holds where
 # |x| <= 1e-8 (the relative tolerance scales 0).
 ISCLOSE_ATOL = 1e-8

@@ -406,36 +406,26 @@ class _Plan:
     def keep_attribute_stores(self) -> None:
         """Keep the methods that store into an attribute a kept method reads (`self.radius = radius`
         in `__init__`, for `forward`): what the attribute holds is read from every store of its
-        class (analysis/attributes.py). Not for an attribute a store builds with a library call
-        (`self.scale = jnp.asarray(s)`), an array whatever the others store, unless a kept method
-        stores it too: the analysis must not see some of its stores only."""
+        class (analysis/attributes.py), its range too, a library call's included (`self.scale =
+        jnp.exp(s)` is positive); the analysis must not see some of its stores only."""
         for index, pieces in list(self.kept.items()):
             unit = self.units[index]
             if pieces == [unit]:
                 continue  # the class is read whole
-            statements = [s for piece in pieces for s in piece.statements(self.source) or []]
-            read = receiver_attributes(statements)
-            if not read:
-                continue
-            kept = {piece.start for piece in pieces}
-            storing: list[tuple[Unit, set[str]]] = []
-            arrays: set[str] = set()
-            for member in self._members(unit):
-                if member.start in kept or not may_store(member.text(self.source), read):
-                    continue
-                found = receiver_stores(member.statements(self.source) or [])
-                if found.keys() & read:
-                    storing.append((member, set(found) & read))
-                    arrays |= {name for name, array in found.items() if array}
-            stored = set(receiver_stores(statements)) & read
-            wanted = read - arrays
-            while True:
-                chosen = [(member, names) for member, names in storing if names & (wanted | stored)]
-                grown = stored.union(*(names for _, names in chosen))
-                if grown == stored:
-                    break
-                stored = grown
-            pieces += [member for member, _ in chosen]
+            added = pieces
+            read: set[str] = set()
+            while added:  # a store kept may read another attribute (`self.a = 2 * self.b`)
+                read |= receiver_attributes([s for piece in added for s in piece.statements(self.source) or []])
+                kept = {piece.start for piece in pieces}
+                added = [
+                    member
+                    for member in self._members(unit)
+                    if member.start not in kept
+                    and read
+                    and may_store(member.text(self.source), read)
+                    and receiver_stores(member.statements(self.source) or []) & read
+                ]
+                pieces += added
             pieces.sort(key=lambda piece: piece.start)
 
     def _members(self, unit: Unit) -> list[Unit]:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator, Optional
+from typing import Iterator
 
-from nanlint.catalog.tables import PYTHON_NUMBER_MODULES
 
 # What a store into `.name` looks like in text, on its line: an `=` after it that is no comparison
 # (`self.a = v`, `self.a += v`, `self.a, self.b = v`, `self.a: float = v`), or a loop's or a
@@ -48,30 +47,11 @@ def receiver_attributes(statements: list[ast.stmt]) -> set[str]:
     return found
 
 
-def receiver_stores(statements: list[ast.stmt]) -> dict[str, bool]:
-    """The attributes of a method's receiver the methods among `statements` store into, each with
-    whether a store builds its value with a library call (`jnp.asarray(s)`; not `math.sqrt(s)`):
-    an array, not a Python number (analysis/values.py reads the same)."""
-    found: dict[str, bool] = {}
+def receiver_stores(statements: list[ast.stmt]) -> set[str]:
+    """The attributes of a method's receiver the methods among `statements` store into."""
+    found: set[str] = set()
     for method, receiver in _receivers(statements):
         for node in ast.walk(method):
-            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                if _of_receiver(node, receiver) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                    found.setdefault(node.attr, False)  # a loop's or a `with`'s target, `del`
-                continue
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            array = node.value is not None and any(
-                isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and _dotted_root(call.func) not in PYTHON_NUMBER_MODULES
-                for call in ast.walk(node.value)
-            )
-            for target in targets:
-                for part in ast.walk(target):
-                    if _of_receiver(part, receiver) and isinstance(part.ctx, ast.Store):
-                        found[part.attr] = found.get(part.attr, False) or array
+            if isinstance(node, ast.Attribute) and _of_receiver(node, receiver) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                found.add(node.attr)  # an assignment's, a loop's or a `with`'s target, `del`
     return found
-
-
-def _dotted_root(node: ast.expr) -> Optional[str]:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
