@@ -9,7 +9,6 @@ a fix or a verification needs.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import Callable, Iterator, NamedTuple, Optional
 
@@ -68,6 +67,7 @@ from nanlint.analysis.values import (
     is_epsilon_shifted,
     is_integer_valued,
     may_be_zero,
+    reachable,
     value_range,
     zero_replaced,
 )
@@ -1359,7 +1359,7 @@ class Detector:
                 continue
             # Of the pole, only what the variable can take: `zq < 0` admits none of `log`'s pole
             # when `zq = self.z` and the class stores `exp(...)` into `z`.
-            domain = to_var(use.leak_domain).intersect(_reach(var, _where_computed(use, env)))
+            domain = to_var(use.leak_domain).intersect(reachable(var, _where_computed(use, env)))
             selected = said.at_least(branch.polarity)  # values at which the branch is surely taken
             admitted = selected.intersect(domain) if selected is not None else None
             # A pole on the guard's own boundary (`x >= 0` for sqrt) is a guard aimed at it that let it in.
@@ -1378,14 +1378,6 @@ class Detector:
 
 # What the condition says of the op's argument when it provably explains the pole (HIGH confidence).
 _PROVEN = frozenset({GuardVerdict.LEAK, GuardVerdict.ADMITS})
-
-
-def _reach(node: cst.BaseExpression, env: _Env) -> IntervalSet:
-    """The values `node` can take, as a set (everything, when its range is not a number's)."""
-    reach = value_range(node, env)
-    if math.isnan(reach.lo) or math.isnan(reach.hi):
-        return IntervalSet.of(Interval(-INF, INF))
-    return IntervalSet.of(reach)
 
 
 class _BranchSearch(cst.CSTVisitor):

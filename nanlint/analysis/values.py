@@ -1094,12 +1094,17 @@ def _mul(a: float, b: float) -> float:
     return a * b
 
 
-def can_reach(node: cst.BaseExpression, domain: IntervalSet, env: Env) -> bool:
-    """Whether the argument's values can fall in an op's leak domain."""
+def reachable(node: cst.BaseExpression, env: Env) -> IntervalSet:
+    """The values `node` can take, as a set (every number, when its range is not a number's)."""
     reach = value_range(node, env)
     if math.isnan(reach.lo) or math.isnan(reach.hi):
-        return True
-    return not IntervalSet.of(reach).intersect(domain).is_empty()
+        return IntervalSet.of(Interval(-INF, INF))
+    return IntervalSet.of(reach)
+
+
+def can_reach(node: cst.BaseExpression, domain: IntervalSet, env: Env) -> bool:
+    """Whether the argument's values can fall in an op's leak domain."""
+    return not reachable(node, env).intersect(domain).is_empty()
 
 
 def is_epsilon_shifted(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
@@ -1159,17 +1164,12 @@ def _zero_test_tolerance(call: cst.Call, subject: cst.BaseExpression, env: Env) 
     if qualified is None or qualified.rsplit(".", 1)[-1] != "isclose" or framework_of(qualified) is None:
         return None
     args = positional(call)
-    if len(args) < 2 or constant_value(args[1], env) != 0 or env.code(args[0]) != env.code(subject):
+    if len(args) != 2 or any(arg.star for arg in call.args):
+        return None  # rtol, atol by position: read no further
+    if constant_value(args[1], env) != 0 or env.code(args[0]) != env.code(subject):
         return None
-    tolerance = ISCLOSE_ATOL
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "atol":
-            tolerance = constant_value(arg.value, env)
-            if tolerance is None:
-                return None
-        elif arg.keyword is None and arg is not call.args[0] and arg is not call.args[1]:
-            return None  # rtol, atol by position: read no further
-    return tolerance
+    atol = keyword_value(call, ("atol",))
+    return ISCLOSE_ATOL if atol is None else constant_value(atol, env)
 
 
 def is_epsilon(node: cst.BaseExpression, env: Env) -> bool:

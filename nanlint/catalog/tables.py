@@ -803,16 +803,15 @@ GRADIENT_GATE_METHODS: dict[str, dict[str, Interval]] = {"torch": {"relu": _RELU
 # comes back there. Checked: `1 / distance(0)` has a finite gradient under jax.jit(jax.grad), and so
 # has torch.cdist; `1 / torch.linalg.norm(0)`, `1 / F.normalize(0).sum()`, `1 / divide_no_nan(0, 0)`,
 # `1 / reciprocal_no_nan(0)` and `1 / l2_normalize(0).sum()` (TensorFlow under XLA) are NaN.
+# tad-mctc's safe ops (torch), in both of its spellings (`sqrt` in 0.7, `safe_sqrt` later): a
+# distance clamped to at least eps**(1/p), a root of `clamp(x, min=eps)`, both positive. Checked
+# under torch autograd on 0.7.0 and 0.11.3: the gradient of `1 / cdist` at coincident points, and of
+# `1 / sqrt(0)`, is finite.
+_TAD_MCTC_CLAMPED = ("tad_mctc.storch.cdist", "tad_mctc.storch.sqrt", "tad_mctc.storch.safe_sqrt")
 GUARDS_ITS_RESULT: tuple[str, ...] = _expand("optax.safe_norm optax.safe_root_mean_squares torch.cdist") + (
     "jax_md.util.safe_mask",
     "jax_md.space.distance",
-    # tad-mctc's safe ops (torch), in both of its spellings (`sqrt` in 0.7, `safe_sqrt` later): a
-    # distance clamped to at least eps**(1/p), a root of `clamp(x, min=eps)`. Checked under torch
-    # autograd on 0.7.0 and 0.11.3: the gradient of `1 / cdist` at coincident points, and of
-    # `1 / sqrt(0)`, is finite.
-    "tad_mctc.storch.cdist",
-    "tad_mctc.storch.sqrt",
-    "tad_mctc.storch.safe_sqrt",
+    *_TAD_MCTC_CLAMPED,
 )
 # Functions that never leak themselves: barriers, clamps that are gradient-safe by construction, and
 # the frameworks' own safe variants (their derivative is finite at their own pole), those above among them.
@@ -1275,11 +1274,7 @@ BOUNDED_BELOW_FUNCTIONS = _bounded_below(
         False,
     ),
     ("jnp.cosh lax.cosh tf.math.cosh tf.cosh torch.cosh anp.cosh ops.cosh", 1.0, True),
-) | {
-    # tad-mctc's distance and root are clamped: at least eps**(1/p), and sqrt(eps) (checked above).
-    name: (0.0, False)
-    for name in ("tad_mctc.storch.cdist", "tad_mctc.storch.sqrt", "tad_mctc.storch.safe_sqrt")
-}
+) | {name: (0.0, False) for name in _TAD_MCTC_CLAMPED}  # at least eps**(1/p), and sqrt(eps)
 # Sums (functions, and the tensor method): of terms that are all >= 0 a sum is >= 0, of terms that
 # are all <= 0 it is <= 0, and of other terms anything: `sum(x)` alone is not bounded.
 SUMS = frozenset(_expand("jnp.sum tf.reduce_sum tf.math.reduce_sum torch.sum anp.sum ops.sum"))
