@@ -653,3 +653,26 @@ def test_a_helper_value_feeds_the_value_range() -> None:
 )
 def test_a_products_sign_decides_only_poles_bounded_by_zero(domain, by_sign) -> None:
     assert _decided_by_sign(domain) is by_sign
+
+
+@pytest.mark.parametrize(
+    ("call", "lo", "hi"),
+    [
+        ("jnp.sin(jnp.clip(x, 0.5, 3.0))", math.sin(3.0), 1.0),  # the peak at pi/2 inside
+        ("jnp.sin(jnp.clip(x, 0.5, jnp.pi))", 0.0, 1.0),  # `jnp.pi` stands for pi: 0 is reached
+        ("jnp.cos(jnp.clip(x, -1.0, 1.0))", math.cos(1.0), 1.0),
+        ("jnp.cos(jnp.clip(x, 0.0, 7.0))", -1.0, 1.0),  # a whole period
+        ("jnp.sin(jnp.clip(x, 1e300, 2e300))", -1.0, 1.0),  # floats that no longer tell pi's multiples apart
+        ("jnp.tan(jnp.clip(x, 0.5, 1.5))", math.tan(0.5), math.tan(1.5)),
+        ("jnp.tan(jnp.clip(x, 0.5, 2.0))", -INF, INF),  # a pole at pi/2 inside
+    ],
+)
+def test_a_periodic_function_over_a_range_shorter_than_its_period(call: str, lo: float, hi: float) -> None:
+    value, env = returned(f"""
+        import jax.numpy as jnp
+        def f(x):
+            return {call}
+    """)
+    reach = value_range(value, env)
+    assert (reach.lo, reach.hi) == pytest.approx((lo, hi))
+    assert reach.lo_closed or reach.lo == -INF

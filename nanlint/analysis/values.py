@@ -41,7 +41,6 @@ from nanlint.catalog.tables import (
     BOUNDED_ABOVE_BY_ZERO,
     BOUNDED_BELOW_FUNCTIONS,
     BOUNDED_BELOW_METHODS,
-    BOUNDED_FUNCTIONS,
     BUILTINS_WITHOUT_GRADIENT,
     CASTS,
     CONSTANT_CONSTRUCTORS,
@@ -71,6 +70,7 @@ from nanlint.catalog.tables import (
     NO_GRADIENT_PATH,
     NO_GRADIENT_PATH_IN,
     NUMBER_BUILTINS,
+    PAIRS_WITH_INDICES,
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
     PYTHON_NUMBER_MODULES,
@@ -78,19 +78,20 @@ from nanlint.catalog.tables import (
     RANDOM_DRAW_SETTINGS,
     RANDOM_NAME,
     RANGES,
-    SCALAR_CONVERSIONS,
+    REMAINDERS,
     REQUIRES_GRAD_KEYWORD,
     REQUIRES_GRAD_METHODS,
-    REMAINDERS,
-    PAIRS_WITH_INDICES,
     SCALAR_ANNOTATIONS,
+    SCALAR_CONVERSIONS,
+    SHAPES,
+    SHAPE_ONLY_METHODS,
+    SINES,
+    STOP_GRADIENT,
+    SUMS,
+    SUM_METHODS,
+    TANGENTS,
     TORCH_PAIRS_WITH_INDICES,
     TORCH_PAIRS_WITH_INDICES_ALONG_A_DIM,
-    SHAPE_ONLY_METHODS,
-    SHAPES,
-    STOP_GRADIENT,
-    SUM_METHODS,
-    SUMS,
     UPPER_CLAMPS,
     UPPER_KEYWORDS,
     UPPER_REDUCTIONS,
@@ -666,9 +667,10 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         # A clamped one (tad-mctc's `sqrt(clamp(x, min=eps))`) is also at least its bound.
         bound = _bounded_below_call(node, env)
         return _at_least(rising, *bound) if bound is not None else rising
-    if leaf in BOUNDED_FUNCTIONS and (qualified is not None or not extra):
-        lo, hi = BOUNDED_FUNCTIONS[leaf]
-        return Interval(lo, hi)
+    if leaf in SINES and (qualified is not None or not extra):
+        return _sine_range(SINES[leaf], value_range(operand, env, depth + 1)) if operand is not None else Interval(-1.0, 1.0)
+    if leaf in TANGENTS and operand is not None and (qualified is not None or not extra):
+        return _tangent_range(value_range(operand, env, depth + 1))
     if leaf in BOUNDED_ABOVE_BY_ZERO and (qualified is not None or method is not None):
         return Interval(-INF, 0.0, False, BOUNDED_ABOVE_BY_ZERO[leaf])
     if leaf in GATHERS and operand is not None and (qualified is not None or method is not None):
@@ -1051,6 +1053,50 @@ def _increasing(function, x: Interval) -> Interval:
     if math.isnan(lo) or math.isnan(hi):
         return _UNKNOWN
     return Interval(lo, hi, x.lo_closed, x.hi_closed)
+
+
+def _sine_range(phase: float, x: Interval) -> Interval:
+    """sin(x + phase) over an interval shorter than a period: the values at its ends and the peaks
+    (+-1 at pi/2 + k*pi) inside it; [-1, 1] otherwise."""
+    if not _locates_periods(x) or x.hi - x.lo >= 2 * math.pi:
+        return Interval(-1.0, 1.0)
+    a, b = x.lo + phase, x.hi + phase
+    values = [(_periodic_zero(math.sin(a), a), x.lo_closed), (_periodic_zero(math.sin(b), b), x.hi_closed)]
+    k = math.ceil((a - math.pi / 2) / math.pi)
+    while (peak := math.pi / 2 + k * math.pi) < b:
+        if peak > a:
+            values.append((1.0 if k % 2 == 0 else -1.0, True))
+        k += 1
+    return _spanned(values)
+
+
+def _tangent_range(x: Interval) -> Interval:
+    """tan over an interval: increasing from end to end, unless a pole (pi/2 + k*pi) lies within
+    reach of it, where it takes every value."""
+    if not _locates_periods(x):
+        return _UNKNOWN
+    above = math.pi / 2 + (math.floor((x.lo - math.pi / 2) / math.pi) + 1) * math.pi  # the first pole above x.lo
+    if _periodic_zero(x.hi - above, x.hi) >= 0 or _periodic_zero(x.lo - (above - math.pi), x.lo) <= 0:
+        return _UNKNOWN
+    return Interval(math.tan(x.lo), math.tan(x.hi), x.lo_closed, x.hi_closed)
+
+
+def _locates_periods(x: Interval) -> bool:
+    """Whether the interval's ends are finite and small enough that a float tells the multiples of
+    pi near them apart."""
+    return max(abs(x.lo), abs(x.hi)) < 1e6
+
+
+def _periodic_zero(value: float, argument: float) -> float:
+    """0 for a value within rounding of it: an end written `jnp.pi` stands for pi, whose sine is 0,
+    though the float's sine is 1.2e-16."""
+    return 0.0 if abs(value) <= 1e-12 * max(1.0, abs(argument)) else value
+
+
+def _spanned(values: list[tuple[float, bool]]) -> Interval:
+    """The smallest interval holding these values, each attained or approached (not attained)."""
+    lo, hi = min(v for v, _ in values), max(v for v, _ in values)
+    return Interval(lo, hi, any(v == lo and closed for v, closed in values), any(v == hi and closed for v, closed in values))
 
 
 def _negate(x: Interval) -> Interval:

@@ -1156,8 +1156,12 @@ INCREASING_FUNCTIONS: dict[str, Callable[[float], float]] = {
     "tanh": math.tanh, "sigmoid": _sigmoid, "softplus": _softplus, "arctan": math.atan, "atan": math.atan,
     "erf": math.erf, "sinh": math.sinh, "arcsinh": math.asinh, "asinh": math.asinh,
 }
-# Functions bounded whatever their argument: lower and upper bound.
-BOUNDED_FUNCTIONS: dict[str, tuple[float, float]] = {"sin": (-1.0, 1.0), "cos": (-1.0, 1.0)}
+# Sines by last name -> their phase (`cos(x) = sin(x + pi/2)`): within [-1, 1] whatever their
+# argument, and over an argument's range shorter than a period, between the values at its ends and
+# the peaks inside it (`sin` of [0.1, 3] is positive, so `1 / sin(clip(x, 0.1, 3))` has no pole).
+SINES: dict[str, float] = {"sin": 0.0, "cos": math.pi / 2}
+# Increasing between its poles at pi/2 + k*pi, where it takes every value.
+TANGENTS = frozenset({"tan"})
 # Log-probabilities, never positive whatever their argument: `log_softmax(x) = x - logsumexp(x)`,
 # `log_sigmoid(x) = -softplus(-x)`. By last name (torch spells one `logsigmoid`) -> whether 0 is
 # attained; read for an imported function or a tensor method, not for a function the file defines.

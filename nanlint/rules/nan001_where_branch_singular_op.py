@@ -69,6 +69,11 @@ class WhereBranchSingularOp(Rule):
         Valid("import torch\nfrom tad_mctc import storch\ndef f(q, rads):\n    return torch.where(rads > 0, q / storch.sqrt(rads), 0.0)\n"),
         # `isclose(d, 0)` holds where |d| <= 1e-8: there `d + 1` is near 1, elsewhere `d` is not 0.
         Valid("import numpy as np\nnp.where(np.isclose(d, 0), 0.0, g / (d + np.isclose(d, 0, rtol=1e-5)))\n"),
+        # A sine is positive strictly between 0 and pi, a cosine between -pi/2 and pi/2, and a
+        # tangent between 0 and pi/2 (point 129): where the branch is unselected, none is 0.
+        Valid("import jax.numpy as jnp\njnp.where((x > 0.5) & (x < 3.0), 0.0, g / jnp.sin(x))\n"),
+        Valid("import jax.numpy as jnp\njnp.where((x > -1.0) & (x < 1.0), 0.0, g / jnp.cos(x))\n"),
+        Valid("import jax.numpy as jnp\njnp.where(s <= 0.0, 1.0, 1.0 / jnp.tan(jnp.pi * jnp.clip(s, 1e-6, 1.0 - 1e-6)))\n"),
         # The condition reads `x` only for its shape: it says nothing about `x`'s values (NAN401).
         Valid("import tensorflow as tf\ntf.where(tf.broadcast_to(is_call, tf.shape(x)), tf.math.log(x), y)\n"),
         # Both arms of the `if` clamp `d` to at least 1: whichever runs, `1 / d` is finite.
@@ -333,6 +338,16 @@ class WhereBranchSingularOp(Rule):
         Invalid("import jax.numpy as jnp\njnp.where(jnp.isclose(d, 0), 0.0, g / (d + 1e-12 * jnp.isclose(d, 0)))\n", line=2),
         Invalid("import jax.numpy as jnp\ndef ramp(t, c, d):\n    if c <= 0:\n        raise ValueError(c)\n    c = d\n    return jnp.where(t < c, t / c, 1.0)\n", line=6),
         Invalid("import jax.numpy as jnp\ndef ramp(t, c):\n    if jnp.all(c <= 0):\n        raise ValueError(c)\n    return jnp.where(t < c, t / c, 1.0)\n", line=5),
+        # ... but a sine reaches 0 at pi (written `jnp.pi`, a float a hair below it), and a cosine at
+        # pi/2, inside (-1, 2).
+        Invalid(
+            "import jax.numpy as jnp\njnp.where((x > 0.5) & (x <= jnp.pi), 0.0, g / jnp.sin(x))\n",
+            line=2,
+            fixed="import jax.numpy as jnp\njnp.where((x > 0.5) & (x <= jnp.pi), 0.0, g / jnp.where((x > 0.5) & (x <= jnp.pi), 1.0, jnp.sin(x)))\n",
+        ),
+        Invalid("import jax.numpy as jnp\njnp.where((x > -1.0) & (x < 2.0), 0.0, g / jnp.cos(x))\n", line=2),
+        # ... and a tangent at pi, inside (0.5, 3.5), where it also passes its pole at pi/2.
+        Invalid("import jax.numpy as jnp\njnp.where((x > 0.5) & (x < 3.5), 0.0, g / jnp.tan(x))\n", line=2),
         # ... but one made to receive a gradient (`requires_grad_()`, `requires_grad=True`) can.
         Invalid("import torch\ndef f():\n    q = torch.zeros(4).requires_grad_()\n    return torch.where(q > 0, q.log(), 0.0)\n", line=4),
         # An array API namespace is an array module (point 67), as `jnp` is.
