@@ -753,7 +753,8 @@ def _counts_up(binding: Binding, env: Env) -> bool:
 
 def is_integer_valued(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
     """Whether the value is a Python integer: an integer literal, a size, an `int` parameter, a
-    `range` loop's counter, and sums, differences, products and floor quotients of such."""
+    `range` loop's counter, an attribute every store puts one of these in, and sums, differences,
+    products and floor quotients of such."""
     if depth > _MAX_NESTING:
         return False
     if isinstance(node, cst.Integer) or _is_count(node, env):
@@ -770,6 +771,9 @@ def is_integer_valued(node: cst.BaseExpression, env: Env, depth: int = 0) -> boo
             or (b.value is not None and b.imported is None and is_integer_valued(b.value, env.at(b.place), depth + BINDING_COST))
             for b in bindings
         )
+    if isinstance(node, cst.Attribute) and (stores := env.attribute_stores(node)):
+        # `self.mode`, stored from `mode: int` in `__init__`: what every store puts there
+        return all(is_integer_valued(value, here, depth + BINDING_COST) for value, here in stores)
     return False
 
 

@@ -51,6 +51,13 @@ class WhereBranchSingularLocal(Rule):
     MESSAGE = "`{local}` is selected in the {branch} branch of `{select}`, but it was computed by `{op}` on line {definition_row}, which gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument of `{op_name}` where `{local}` is defined"
     VALID = (
+        # An attribute every store of which is an `int` checked to be at least 0 (point 130): the
+        # power is a polynomial, smooth at 0.
+        Valid(
+            "import torch\nclass Filter:\n    def __init__(self, mode: int = 0):\n        if mode not in [0, 1, 2, 3]:\n            raise ValueError(mode)\n        self.mode = mode\n"
+            "    def forward(self, k, d):\n        n = torch.sum(k * d, dim=-1) ** self.mode\n"
+            "        return torch.where(torch.linalg.norm(d, dim=-1) == 0, 0.0, n)\n"
+        ),
         # The divisor carries its own epsilon where it is 0 (`n + eps * (n == 0)`): never 0.
         Valid(
             "import jax.numpy as jnp\ndef f(v):\n    norm = jnp.sum(v * v)\n    d = v / (norm + 1e-12 * (norm == 0))\n"
@@ -175,6 +182,13 @@ class WhereBranchSingularLocal(Rule):
         Valid("import tensorflow as tf\ndef vol(var):\n    v = tf.math.sqrt(tf.nn.relu(var))\n    return tf.where(v > 0.0, v, 0.0)\n"),
     )
     INVALID = (
+        # ... but an `int` that may be negative makes a pole at 0.
+        Invalid(
+            "import torch\nclass Filter:\n    def __init__(self, mode: int = 0):\n        self.mode = mode\n"
+            "    def forward(self, k, d):\n        n = torch.sum(k * d, dim=-1) ** self.mode\n"
+            "        return torch.where(torch.linalg.norm(d, dim=-1) == 0, 0.0, n)\n",
+            line=7,
+        ),
         # ... but `i - 3` is negative for the first three: a pole at 0, where `s` is unselected.
         Invalid(
             "import torch\ndef expand(bound, s, n: int):\n    for i in range(n):\n        step = torch.abs(s) ** (i - 3)\n"
