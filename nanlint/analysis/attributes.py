@@ -40,15 +40,22 @@ class AttributeStores:
         """The stores into `node` (`self.attr`, read in a method or in a function nested in one),
         every one of them; None when `node` is no attribute of a method's receiver, or when a store
         is not known."""
-        if not isinstance(node.value, cst.Name):
+        key = self.key(node, scope)
+        if key is None:
+            return None
+        if key not in self._stores:
+            self._stores[key] = self._collect(key)
+        return self._stores[key]
+
+    def key(self, node: cst.BaseExpression, scope: Scope) -> Optional[tuple[object, str]]:
+        """Which class's attribute `node` is, read in `scope`: None when it is no attribute of a
+        method's receiver."""
+        if not isinstance(node, cst.Attribute) or not isinstance(node.value, cst.Name):
             return None
         method = next((s for s in scope.lookup_chain() if node.value.value in s.bindings), None)
         if method is None or _receiver(method) != node.value.value:
             return None
-        key = (self._class_key(method.parent), node.attr.value)
-        if key not in self._stores:
-            self._stores[key] = self._collect(key)
-        return self._stores[key]
+        return (self._class_key(method.parent), node.attr.value)
 
     def _class_key(self, class_scope: Scope) -> object:
         node = class_scope.node

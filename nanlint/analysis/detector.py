@@ -65,6 +65,7 @@ from nanlint.analysis.values import (
     is_random_draw,
     is_epsilon,
     is_epsilon_shifted,
+    is_integer_cast,
     is_integer_valued,
     may_be_zero,
     reachable,
@@ -192,8 +193,22 @@ class _Env:
         return self.detector.checked(node, self.scope, self.place)
 
     def attribute_stores(self, node: cst.Attribute) -> Optional[list[tuple[cst.BaseExpression, "_Env"]]]:
-        stores = self.detector.attributes.of(node, self.scope)
-        return None if stores is None else [(value, _Env(self.detector, scope, place)) for value, scope, place in stores]
+        attributes = self.detector.attributes
+        stores = attributes.of(node, self.scope)
+        if stores is None:
+            return None
+        key = attributes.key(node, self.scope)
+        # `self.p = self.p.to(device)` puts back a value the attribute already held: it adds none.
+        kept = [(value, _Env(self.detector, scope, place)) for value, scope, place in stores]
+        return [(value, here) for value, here in kept if attributes.key(_moved(value, here), here.scope) != key] or None
+
+
+def _moved(value: cst.BaseExpression, env: _Env) -> cst.BaseExpression:
+    """What a move, copy or reshape carries unchanged (`x.to(device)`, `x.clone()`): not an integer
+    cast, which rounds it."""
+    while isinstance(value, cst.Call) and not is_integer_cast(value, leaf_name(value.func) or "") and (inner := carried_value(value, env)) is not None:
+        value = inner
+    return value
 
 
 class Detector:

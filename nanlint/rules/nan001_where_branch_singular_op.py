@@ -74,6 +74,13 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\njnp.where((x > 0.5) & (x < 3.0), 0.0, g / jnp.sin(x))\n"),
         Valid("import jax.numpy as jnp\njnp.where((x > -1.0) & (x < 1.0), 0.0, g / jnp.cos(x))\n"),
         Valid("import jax.numpy as jnp\njnp.where(s <= 0.0, 1.0, 1.0 / jnp.tan(jnp.pi * jnp.clip(s, 1e-6, 1.0 - 1e-6)))\n"),
+        # A store that moves or copies the attribute (`self.p = self.p.to(device)`) puts back a value
+        # it held: `self.p` is the asserted `p`, in (0, 0.5) (point 131).
+        Valid(
+            "import torch\nclass Tail:\n    def __init__(self, p: float, device=None):\n        assert p > 0 and p < 0.5\n"
+            "        self.p = torch.tensor(p)\n        self.p = self.p.to(device)\n"
+            "    def icdf(self, q):\n        return torch.where(q < self.p, q / self.p, 1.0)\n"
+        ),
         # The condition reads `x` only for its shape: it says nothing about `x`'s values (NAN401).
         Valid("import tensorflow as tf\ntf.where(tf.broadcast_to(is_call, tf.shape(x)), tf.math.log(x), y)\n"),
         # Both arms of the `if` clamp `d` to at least 1: whichever runs, `1 / d` is finite.
@@ -348,6 +355,18 @@ class WhereBranchSingularOp(Rule):
         Invalid("import jax.numpy as jnp\njnp.where((x > -1.0) & (x < 2.0), 0.0, g / jnp.cos(x))\n", line=2),
         # ... and a tangent at pi, inside (0.5, 3.5), where it also passes its pole at pi/2.
         Invalid("import jax.numpy as jnp\njnp.where((x > 0.5) & (x < 3.5), 0.0, g / jnp.tan(x))\n", line=2),
+        # ... but an integer cast rounds it, to 0 here.
+        Invalid(
+            "import torch\nclass Tail:\n    def __init__(self, p: float, device=None):\n        assert p > 0 and p < 0.5\n"
+            "        self.p = torch.tensor(p)\n        self.p = self.p.to(torch.int64)\n"
+            "    def icdf(self, q):\n        return torch.where(q < self.p, q / self.p, 1.0)\n",
+            line=8,
+            fixed=(
+                "import torch\nclass Tail:\n    def __init__(self, p: float, device=None):\n        assert p > 0 and p < 0.5\n"
+                "        self.p = torch.tensor(p)\n        self.p = self.p.to(torch.int64)\n"
+                "    def icdf(self, q):\n        return torch.where(q < self.p, q / torch.where(q < self.p, self.p, 1.0), 1.0)\n"
+            ),
+        ),
         # ... but one made to receive a gradient (`requires_grad_()`, `requires_grad=True`) can.
         Invalid("import torch\ndef f():\n    q = torch.zeros(4).requires_grad_()\n    return torch.where(q > 0, q.log(), 0.0)\n", line=4),
         # An array API namespace is an array module (point 67), as `jnp` is.
