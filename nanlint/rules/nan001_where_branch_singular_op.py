@@ -345,8 +345,10 @@ class WhereBranchSingularOp(Rule):
         Invalid("import jax.numpy as jnp\njnp.where(jnp.isclose(d, 0), 0.0, g / (d + 1e-12 * jnp.isclose(d, 0)))\n", line=2),
         Invalid("import jax.numpy as jnp\ndef ramp(t, c, d):\n    if c <= 0:\n        raise ValueError(c)\n    c = d\n    return jnp.where(t < c, t / c, 1.0)\n", line=6),
         Invalid("import jax.numpy as jnp\ndef ramp(t, c):\n    if jnp.all(c <= 0):\n        raise ValueError(c)\n    return jnp.where(t < c, t / c, 1.0)\n", line=5),
-        # ... but a sine reaches 0 at pi (written `jnp.pi`, a float a hair below it), and a cosine at
-        # pi/2, inside (-1, 2).
+        # ... but one made to receive a gradient (`requires_grad_()`, `requires_grad=True`) can.
+        Invalid("import torch\ndef f():\n    q = torch.zeros(4).requires_grad_()\n    return torch.where(q > 0, q.log(), 0.0)\n", line=4),
+        # A sine reaches 0 at pi (written `jnp.pi`, a float a hair below it), and a cosine at pi/2,
+        # inside (-1, 2): point 129 reads no pole only where there is none.
         Invalid(
             "import jax.numpy as jnp\njnp.where((x > 0.5) & (x <= jnp.pi), 0.0, g / jnp.sin(x))\n",
             line=2,
@@ -355,7 +357,7 @@ class WhereBranchSingularOp(Rule):
         Invalid("import jax.numpy as jnp\njnp.where((x > -1.0) & (x < 2.0), 0.0, g / jnp.cos(x))\n", line=2),
         # ... and a tangent at pi, inside (0.5, 3.5), where it also passes its pole at pi/2.
         Invalid("import jax.numpy as jnp\njnp.where((x > 0.5) & (x < 3.5), 0.0, g / jnp.tan(x))\n", line=2),
-        # ... but an integer cast rounds it, to 0 here.
+        # An integer cast of an attribute into itself rounds it, to 0 here: no move (point 131).
         Invalid(
             "import torch\nclass Tail:\n    def __init__(self, p: float, device=None):\n        assert p > 0 and p < 0.5\n"
             "        self.p = torch.tensor(p)\n        self.p = self.p.to(torch.int64)\n"
@@ -367,8 +369,6 @@ class WhereBranchSingularOp(Rule):
                 "    def icdf(self, q):\n        return torch.where(q < self.p, q / torch.where(q < self.p, self.p, 1.0), 1.0)\n"
             ),
         ),
-        # ... but one made to receive a gradient (`requires_grad_()`, `requires_grad=True`) can.
-        Invalid("import torch\ndef f():\n    q = torch.zeros(4).requires_grad_()\n    return torch.where(q > 0, q.log(), 0.0)\n", line=4),
         # An array API namespace is an array module (point 67), as `jnp` is.
         Invalid("def f(y):\n    xp = y.__array_namespace__()\n    return xp.where(y > 0, xp.sqrt(y), 0.0)\n", line=3),
         # So is a backend object whose `where` takes a condition and two branches (point 83).

@@ -182,7 +182,7 @@ class WhereBranchSingularLocal(Rule):
         Valid("import tensorflow as tf\ndef vol(var):\n    v = tf.math.sqrt(tf.nn.relu(var))\n    return tf.where(v > 0.0, v, 0.0)\n"),
     )
     INVALID = (
-        # ... but an `int` that may be negative makes a pole at 0.
+        # An `int` attribute that may be negative makes a pole at 0 (point 130).
         Invalid(
             "import torch\nclass Filter:\n    def __init__(self, mode: int = 0):\n        self.mode = mode\n"
             "    def forward(self, k, d):\n        n = torch.sum(k * d, dim=-1) ** self.mode\n"
