@@ -30,14 +30,15 @@ _COMPARE: dict[type, Selector] = {
     cst.Equal: IntervalSet.point,
     cst.NotEqual: lambda c: IntervalSet.point(c).complement(),
 }
-# The same comparisons spelled as functions (jnp.greater, tf.math.less_equal, torch.gt, x.ge(0)).
+# The same comparisons spelled as functions (jnp.greater, tf.math.less_equal, torch.gt, x.ge(0),
+# MXNet's F.broadcast_lesser).
 _COMPARE_FUNCTIONS: dict[str, type] = {
-    **dict.fromkeys(("greater", "gt"), cst.GreaterThan),
-    **dict.fromkeys(("greater_equal", "ge"), cst.GreaterThanEqual),
-    **dict.fromkeys(("less", "lt"), cst.LessThan),
-    **dict.fromkeys(("less_equal", "le"), cst.LessThanEqual),
-    **dict.fromkeys(("equal", "eq"), cst.Equal),
-    **dict.fromkeys(("not_equal", "ne"), cst.NotEqual),
+    **dict.fromkeys(("greater", "gt", "broadcast_greater"), cst.GreaterThan),
+    **dict.fromkeys(("greater_equal", "ge", "broadcast_greater_equal"), cst.GreaterThanEqual),
+    **dict.fromkeys(("less", "lt", "lesser", "broadcast_lesser"), cst.LessThan),
+    **dict.fromkeys(("less_equal", "le", "lesser_equal", "broadcast_lesser_equal"), cst.LessThanEqual),
+    **dict.fromkeys(("equal", "eq", "broadcast_equal"), cst.Equal),
+    **dict.fromkeys(("not_equal", "ne", "broadcast_not_equal"), cst.NotEqual),
 }
 _MIRROR = {
     cst.GreaterThan: cst.LessThan,

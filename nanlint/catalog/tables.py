@@ -1018,6 +1018,8 @@ NON_DIFFERENTIABLE: frozenset[str] = frozenset(
     argmax argmin argsort argwhere nonzero searchsorted digitize bincount unique count_nonzero one_hot
     round rint floor ceil trunc fix sign signbit floor_divide floordiv
     equal not_equal greater greater_equal less less_equal isclose allclose any all
+    lesser lesser_equal broadcast_equal broadcast_not_equal broadcast_greater broadcast_greater_equal
+    broadcast_lesser broadcast_lesser_equal
     logical_and logical_or logical_not logical_xor isnan isinf isfinite isposinf isneginf is_nan is_inf is_finite
     zeros_like ones_like empty_like full_like zeros ones empty full arange linspace eye
     shape size ndim rank numel item tolist numpy long int short byte bool tensor

@@ -81,6 +81,9 @@ class WhereBranchSingularOp(Rule):
             "        self.p = torch.tensor(p)\n        self.p = self.p.to(device)\n"
             "    def icdf(self, q):\n        return torch.where(q < self.p, q / self.p, 1.0)\n"
         ),
+        # MXNet's `broadcast_greater` is `>` (point 132): where `y > 20` leaves the branch unselected,
+        # `expm1(y)` is far from 0 (its overflow is NAN004's).
+        Valid("def f(F, y):\n    return F.where(F.broadcast_greater(y, 20.0), y, F.log(F.expm1(y)))\n"),
         # The condition reads `x` only for its shape: it says nothing about `x`'s values (NAN401).
         Valid("import tensorflow as tf\ntf.where(tf.broadcast_to(is_call, tf.shape(x)), tf.math.log(x), y)\n"),
         # Both arms of the `if` clamp `d` to at least 1: whichever runs, `1 / d` is finite.
@@ -380,6 +383,13 @@ class WhereBranchSingularOp(Rule):
                 "def f(y, backend=None):\n    B = backends.active if backend is None else backends[backend]\n"
                 "    return B.where(y > 0, B.log(B.where(y > 0, y, 1.0)), 0.0)\n"
             ),
+        ),
+        # MXNet's comparisons are spelled `broadcast_lesser`, `lesser_equal` (point 132): where `y < 20`
+        # leaves the branch unselected, `expm1(y)` reaches 0 and below.
+        Invalid(
+            "def f(F, y):\n    return F.where(F.broadcast_lesser(y, 20.0), y, F.log(F.expm1(y)))\n",
+            line=2,
+            fixed="def f(F, y):\n    return F.where(F.broadcast_lesser(y, 20.0), y, F.log(F.where(F.broadcast_lesser(y, 20.0), 1.0, F.expm1(y))))\n",
         ),
         # ... and an object of the package's own, imported relatively (point 89): nanlint resolves
         # no relative import, so its use says what it is.
