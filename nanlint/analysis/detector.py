@@ -51,7 +51,7 @@ from nanlint.analysis.syntax import (
     positional,
     string_value,
 )
-from nanlint.analysis.tree import UnitTree, bare_code, children, code, visit, walk
+from nanlint.analysis.tree import UnitTree, bare_code, children, code, loads, visit, walk
 from nanlint.analysis.values import (
     assigned,
     can_reach,
@@ -491,7 +491,7 @@ class Detector:
     def _value_reads(self, node: cst.BaseExpression, env: "_Env") -> set[str]:
         """The names whose values `node` reads: not `x` in `zeros_like(x)` or `x.dtype`, which read
         only its shape and type, so no cotangent goes back into `x` from there."""
-        return {name.value for name in _loads(node, self._metadata_reads(node, env))}
+        return {name.value for name in loads(node, self._metadata_reads(node, env))}
 
     def _metadata_reads(self, node: cst.CSTNode, env: "_Env") -> set[int]:
         """The parts of `node` read only for their shape or type (`x` in `x.dtype`, `tf.shape(x)`),
@@ -1170,7 +1170,7 @@ class Detector:
         names, pending = [], [(cond, env, 0)]
         while pending:
             node, here, hops = pending.pop()
-            for name in _loads(node):
+            for name in loads(node):
                 names.append((name, here))
                 made_of = assigned(name, here) if hops < MAX_INDIRECTION else None
                 if made_of is not None:
@@ -1232,7 +1232,7 @@ class Detector:
                 for node in walk(part):
                     if is_random_draw(node, here) and (names is None or self._variables(node, here, 4) & names):
                         return True
-            pending = [value for part, here in pending for name in _loads(part) if (value := assigned(name, here)) is not None]
+            pending = [value for part, here in pending for name in loads(part) if (value := assigned(name, here)) is not None]
         return False
 
     def _tests_configuration(self, cond: cst.BaseExpression, env: _Env) -> bool:
@@ -1243,7 +1243,7 @@ class Detector:
         if is_configuration(cond, env):
             return True
         parts = [cond]
-        for name in _loads(cond):
+        for name in loads(cond):
             binding = env.binding(name)
             if binding is not None and binding.value is not None and binding.imported is None:
                 parts.append(binding.value)
@@ -1353,7 +1353,7 @@ class Detector:
         local itself (`g = norm(u)`, `where(g < c, u, u / g * c)`): then no mask of `g` helps, and
         the condition cannot move to the op's argument either, since it reads the op's value."""
         arg, cond = site.use.arg, site.branch.cond
-        if not isinstance(arg, cst.Name) or cond is None or arg.value not in {n.value for n in _loads(cond)}:
+        if not isinstance(arg, cst.Name) or cond is None or arg.value not in {n.value for n in loads(cond)}:
             return None
         arg_env = _where_computed(site.use, env)
         binding = arg_env.binding(arg)
@@ -1720,7 +1720,7 @@ def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[tuple, bool]
 def _condition_key(node: cst.BaseExpression, env: "_Env") -> tuple:
     """An expression's text and the bindings of the names it reads (`env`: where it is written):
     a condition's key, and a pole's argument's (`Detector._pole`)."""
-    reads = frozenset((name.value, tuple(map(id, env.bindings(name)))) for name in _loads(node))
+    reads = frozenset((name.value, tuple(map(id, env.bindings(name)))) for name in loads(node))
     return bare_code(node, env.detector.code), reads
 
 
@@ -1821,31 +1821,6 @@ def _configures(arg: cst.Arg) -> bool:
     return arg.keyword is not None and arg.keyword.value in CONFIGURATION_KEYWORDS
 
 
-def _loads(node: cst.CSTNode, skipped: frozenset[int] | set[int] = frozenset()) -> list[cst.Name]:
-    """Names of data read in an expression: not attribute names, keyword labels, called functions
-    (`open(...)` is not data, `x.sum()` reads `x`), anything inside a lambda, or the `skipped` nodes."""
-    found: list[cst.Name] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if id(current) in skipped:
-            continue
-        kind = type(current)
-        if kind is cst.Name:
-            found.append(current)
-        elif kind is cst.Attribute:
-            stack.append(current.value)
-        elif kind is cst.Call:
-            stack.extend(arg.value for arg in current.args)
-            if not isinstance(current.func, cst.Name):
-                stack.append(current.func)
-        elif kind is cst.Arg:
-            stack.append(current.value)
-        elif kind is not cst.Lambda:
-            stack.extend(children(current))
-    return found
-
-
 def _factors(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The factors of a product (`x * tau**2` has `x` and `tau**2`; a power with a positive
     exponent is a factor's power: `x**2` has `x`)."""
@@ -1859,7 +1834,7 @@ def _factors(node: cst.BaseExpression) -> list[cst.BaseExpression]:
 
 
 def _data_names(node: cst.CSTNode, skipped: set[int]) -> list[tuple[cst.Name, Optional[str]]]:
-    """Like _loads (without the `skipped` nodes), with a field read as one variable (its text) rather
+    """Like tree.loads (without the `skipped` nodes), with a field read as one variable (its text) rather
     than its holder: `self.x` / `cls.x`, and an entry of a mapping under a string key (`p["mass"]`):
     a condition on one entry says nothing about another."""
     fields: list[tuple[cst.Name, str]] = []
@@ -1874,7 +1849,7 @@ def _data_names(node: cst.CSTNode, skipped: set[int]) -> list[tuple[cst.Name, Op
             fields.append((n.value, f"{n.value.value}[{key}]"))
         stack.extend(children(n))
     holders = {id(name) for name, _ in fields}
-    return [(n, None) for n in _loads(node, skipped) if id(n) not in holders] + list(fields)
+    return [(n, None) for n in loads(node, skipped) if id(n) not in holders] + list(fields)
 
 
 def _string_key(subscript: cst.Subscript) -> Optional[str]:

@@ -203,3 +203,28 @@ def generated(node: cst.CSTNode, module: cst.Module, indents: list[str]) -> str:
     state.indent_tokens = list(indents)
     node._codegen(state)
     return "".join(state.tokens)
+
+
+def loads(node: cst.CSTNode, skipped: frozenset[int] | set[int] = frozenset()) -> list[cst.Name]:
+    """Names of data read in an expression: not attribute names, keyword labels, called functions
+    (`open(...)` is not data, `x.sum()` reads `x`), anything inside a lambda, or the `skipped` nodes."""
+    found: list[cst.Name] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in skipped:
+            continue
+        kind = type(current)
+        if kind is cst.Name:
+            found.append(current)
+        elif kind is cst.Attribute:
+            stack.append(current.value)
+        elif kind is cst.Call:
+            stack.extend(arg.value for arg in current.args)
+            if not isinstance(current.func, cst.Name):
+                stack.append(current.func)
+        elif kind is cst.Arg:
+            stack.append(current.value)
+        elif kind is not cst.Lambda:
+            stack.extend(children(current))
+    return found

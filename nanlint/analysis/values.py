@@ -32,7 +32,7 @@ from nanlint.analysis.syntax import (
     positional,
     string_value,
 )
-from nanlint.analysis.tree import walk
+from nanlint.analysis.tree import loads, walk
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.tables import (
     ABSOLUTE_VALUES,
@@ -996,20 +996,34 @@ def _quotient_sign(left: Interval, right: Interval) -> Interval:
     return Interval(-INF, 0.0, False, True) if negative else Interval(0.0, INF, True, False)
 
 
-def _is_reduction_of(node: cst.BaseExpression, operand: cst.BaseExpression, reductions: frozenset, env: Env) -> bool:
-    """`max(x, ...)`, `x.max(...)`, `x.min(-1)[0]` (torch's values), `stop_gradient(max(x))`, where `x` is `operand`."""
+def _is_reduction_of(node: cst.BaseExpression, operand: cst.BaseExpression, reductions: frozenset, env: Env, held: Optional[Env] = None) -> bool:
+    """`max(x, ...)`, `x.max(...)`, `x.min(-1)[0]` (torch's values), `stop_gradient(max(x))`, or a
+    local assigned one (`m = cummax(x)`, read where `x` is still the `x` it reduced), where `x` is
+    `operand`. `held`: where `node` is written, `env` where `operand` is."""
+    held = held or env
+    if isinstance(node, cst.Name) and held is env and (value := assigned(node, env)) is not None:
+        node, held = value
     if isinstance(node, cst.Subscript):
         node = node.value  # torch: x.max(dim) is (values, indices)
     elif isinstance(node, cst.Attribute) and node.attr.value == "values":
         node = node.value
     if not isinstance(node, cst.Call):
         return False
-    _, _, leaf, inner, _ = call_parts(node, env)
+    _, _, leaf, inner, _ = call_parts(node, held)
     if inner is None:
         return False
     if leaf in STOP_GRADIENT:
-        return _is_reduction_of(inner, operand, reductions, env)
-    return leaf in reductions and env.code(inner) == env.code(operand)
+        return _is_reduction_of(inner, operand, reductions, env, held)
+    return leaf in reductions and _same_value(inner, held, operand, env)
+
+
+def _same_value(a: cst.BaseExpression, a_env: Env, b: cst.BaseExpression, b_env: Env) -> bool:
+    """The same expression, each name in it bound alike where each is read."""
+    if a_env.code(a) != b_env.code(b):
+        return False
+    return all(
+        [id(x) for x in a_env.bindings(name_a)] == [id(x) for x in b_env.bindings(name_b)] for name_a, name_b in zip(loads(a), loads(b))
+    )
 
 
 def _power_range(base: cst.BaseExpression, exponent: cst.BaseExpression, env: Env, depth: int) -> Interval:

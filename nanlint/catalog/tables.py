@@ -1168,10 +1168,11 @@ TANGENTS = frozenset({"tan"})
 # `log_sigmoid(x) = -softplus(-x)`. By last name (torch spells one `logsigmoid`) -> whether 0 is
 # attained; read for an imported function or a tensor method, not for a function the file defines.
 BOUNDED_ABOVE_BY_ZERO: dict[str, bool] = {"log_softmax": True, "log_sigmoid": False, "logsigmoid": False}
-# Reductions whose value is at least every element: `x - max(x)` <= 0, `x - logsumexp(x)` <= 0.
-UPPER_REDUCTIONS = frozenset({"max", "amax", "reduce_max", "logsumexp", "reduce_logsumexp"})
-# ... and at most every element: `x - min(x)` >= 0.
-LOWER_REDUCTIONS = frozenset({"min", "amin", "reduce_min"})
+# Reductions whose value is at least every element: `x - max(x)` <= 0, `x - logsumexp(x)` <= 0;
+# and the running ones, at least every element up to it: `x - cummax(x, axis)` <= 0.
+UPPER_REDUCTIONS = frozenset({"max", "amax", "reduce_max", "logsumexp", "reduce_logsumexp", "cummax", "cumlogsumexp"})
+# ... and at most every element: `x - min(x)` >= 0, `x - cummin(x, axis)` >= 0.
+LOWER_REDUCTIONS = frozenset({"min", "amin", "reduce_min", "cummin"})
 # Absolute values and negations by last name, for value ranges (`x.abs()`, `tf.negative(x)`) and
 # for conditions on `|x|`.
 ABSOLUTE_VALUES = frozenset({"abs", "absolute", "fabs"})

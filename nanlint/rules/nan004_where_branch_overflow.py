@@ -60,6 +60,11 @@ class WhereBranchOverflow(Rule):
         # exp of something never positive cannot overflow.
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.exp(-jnp.abs(x) * jnp.log(2.0)), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(m, jnp.exp(x - jnp.max(x, axis=-1, keepdims=True)), 0.0)\n"),
+        # ... and a running maximum, held in a local, is at least every element up to it (point 133).
+        Valid(
+            "import jax\nimport jax.numpy as jnp\ndef shifted(x):\n    m = jax.lax.cummax(x, axis=0)\n"
+            "    return jnp.where(x > 0, jnp.exp(x - m), 0.0)\n"
+        ),
         # `-d * d` is `(-d) * d`: a negated square.
         Valid("import jax.numpy as jnp\ndef bump(x, y):\n    d = x - y\n    return jnp.where(d < 1.0, 0.0, jnp.exp(-d * d))\n"),
         # A log-probability, and the elements picked from it, are never positive.
@@ -78,6 +83,12 @@ class WhereBranchOverflow(Rule):
         ),
     )
     INVALID = (
+        # The maximum of an `x` rebound since bounds nothing (point 133): `x + 100 - max(x)` reaches 100.
+        Invalid(
+            "import jax.numpy as jnp\ndef shifted(x):\n    m = jnp.max(x, axis=0, keepdims=True)\n    x = x + 100.0\n"
+            "    return jnp.where(x > 0, jnp.exp(x - m), 0.0)\n",
+            line=5,
+        ),
         # An array API namespace (`xp = array_namespace(y)`) names its functions as jax.numpy does.
         Invalid(
             "from array_api_compat import array_namespace\ndef inverse_softplus(y):\n    xp = array_namespace(y)\n"
