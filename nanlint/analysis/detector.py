@@ -51,7 +51,7 @@ from nanlint.analysis.syntax import (
     positional,
     string_value,
 )
-from nanlint.analysis.tree import UnitTree, bare_code, children, code, loads, visit, walk
+from nanlint.analysis.tree import UnitTree, children, code, loads, visit, walk
 from nanlint.analysis.values import (
     assigned,
     can_reach,
@@ -69,6 +69,7 @@ from nanlint.analysis.values import (
     is_integer_valued,
     may_be_zero,
     reachable,
+    value_key,
     value_range,
     zero_replaced,
 )
@@ -486,7 +487,7 @@ class Detector:
         """Where an op is singular: its argument's text with the bindings of the names it reads
         (where it is computed: `x` rebound between two selects is another `x`), and the values that
         leak there."""
-        return _condition_key(use.arg, _written(use.arg, _where_computed(use, env))), use.leak_domain
+        return value_key(use.arg, _written(use.arg, _where_computed(use, env))), use.leak_domain
 
     def _value_reads(self, node: cst.BaseExpression, env: "_Env") -> set[str]:
         """The names whose values `node` reads: not `x` in `zeros_like(x)` or `x.dtype`, which read
@@ -1692,7 +1693,7 @@ def _implied(cond: cst.BaseExpression, truth: bool, env: "_Env", depth: int = 0)
     found: Optional[dict[tuple, bool]] = None  # from the first `and` or `or` of the chain
     for inner, here, negated in _condition_chain(cond, env):
         holds = truth != negated  # the truth of `inner`
-        decided.setdefault(_condition_key(inner, here), holds)
+        decided.setdefault(value_key(inner, here), holds)
         combined = and_or(inner, here) if found is None and depth < MAX_INDIRECTION else None
         if combined is None:
             continue
@@ -1713,15 +1714,8 @@ def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[tuple, bool]
     ~big`). A name rebound in between (`a = x > 0`, `c = a & b`, `a = x < -1`) is another key."""
     keys: dict[tuple, bool] = {}
     for inner, here, negated in _condition_chain(node, env):
-        keys.setdefault(_condition_key(inner, here), negated)
+        keys.setdefault(value_key(inner, here), negated)
     return keys
-
-
-def _condition_key(node: cst.BaseExpression, env: "_Env") -> tuple:
-    """An expression's text and the bindings of the names it reads (`env`: where it is written):
-    a condition's key, and a pole's argument's (`Detector._pole`)."""
-    reads = frozenset((name.value, tuple(map(id, env.bindings(name)))) for name in loads(node))
-    return bare_code(node, env.detector.code), reads
 
 
 def _written(node: cst.BaseExpression, env: "_Env") -> "_Env":

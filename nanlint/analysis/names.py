@@ -140,11 +140,11 @@ class ScopeIndex:
         self.interesting_call = interesting_call
         self.aliases = aliases or {}
         # module -> {function: what it stands for}, from the aliases of single functions.
-        self.members: dict[str, dict[str, str]] = defaultdict(dict)
+        members: dict[str, dict[str, str]] = defaultdict(dict)
         for dotted, target in self.aliases.items():
             module, _, member = dotted.rpartition(".")
-            self.members[module][member] = target
-        self.members = dict(self.members)
+            members[module][member] = target
+        self.members = dict(members)
         self.calls: list[tuple[cst.Call, Scope]] = []
         self.wrapping: list[tuple[cst.Call, cst.Call, Scope]] = []
         # alias -> original name, for `from jax.numpy import where as w` (a call to `w` is a candidate).

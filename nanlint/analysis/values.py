@@ -32,7 +32,7 @@ from nanlint.analysis.syntax import (
     positional,
     string_value,
 )
-from nanlint.analysis.tree import loads, walk
+from nanlint.analysis.tree import bare_code, loads, walk
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.tables import (
     ABSOLUTE_VALUES,
@@ -189,6 +189,14 @@ def assigned(name: cst.Name, env: Env) -> Optional[tuple[cst.BaseExpression, Env
     if binding is None or binding.value is None or binding.imported is not None:
         return None
     return binding.value, env.at(binding.place)
+
+
+def value_key(node: cst.BaseExpression, env: Env) -> tuple:
+    """An expression's text, without its own parentheses, and the bindings of the names it reads
+    (`env`: where it is written): two expressions with one key hold one value (a condition's key,
+    a pole's argument's, the operand of `x - max(x)`)."""
+    reads = frozenset((name.value, tuple(map(id, env.bindings(name)))) for name in loads(node))
+    return bare_code(node, env.code), reads
 
 
 def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Optional[float]:
@@ -873,12 +881,9 @@ def _is_dtype_maximum(node: cst.BaseExpression) -> bool:
 
 
 def _at_least(x: Interval, lo: float, closed: bool) -> Interval:
-    """`x` where it is above `lo` (or at it, when `closed`)."""
-    if x.lo > lo or (x.lo == lo and (closed or not x.lo_closed)):
-        return x
-    if x.hi < lo or (x.hi == lo and not (closed and x.hi_closed)):
-        return Interval(lo, INF, closed, False)  # the tables' bound holds whatever the argument
-    return Interval(lo, x.hi, closed, x.hi_closed)
+    """`x` where it is above `lo` (or at it, when `closed`); the bound alone where `x` is all below it."""
+    region = IntervalSet.of(x).intersect(IntervalSet.above(lo, closed=closed))
+    return Interval(lo, INF, closed, False) if region.is_empty() else region.hull()  # the tables' bound holds whatever the argument
 
 
 def _larger(a: Interval, b: Interval) -> Interval:
@@ -1014,16 +1019,7 @@ def _is_reduction_of(node: cst.BaseExpression, operand: cst.BaseExpression, redu
         return False
     if leaf in STOP_GRADIENT:
         return _is_reduction_of(inner, operand, reductions, env, held)
-    return leaf in reductions and _same_value(inner, held, operand, env)
-
-
-def _same_value(a: cst.BaseExpression, a_env: Env, b: cst.BaseExpression, b_env: Env) -> bool:
-    """The same expression, each name in it bound alike where each is read."""
-    if a_env.code(a) != b_env.code(b):
-        return False
-    return all(
-        [id(x) for x in a_env.bindings(name_a)] == [id(x) for x in b_env.bindings(name_b)] for name_a, name_b in zip(loads(a), loads(b))
-    )
+    return leaf in reductions and value_key(inner, held) == value_key(operand, env)
 
 
 def _power_range(base: cst.BaseExpression, exponent: cst.BaseExpression, env: Env, depth: int) -> Interval:
@@ -1085,7 +1081,7 @@ def _sine_range(phase: float, x: Interval) -> Interval:
         if peak > a:
             values.append((1.0 if k % 2 == 0 else -1.0, True))
         k += 1
-    return _spanned(values)
+    return functools.reduce(_hull, (Interval(v, v, closed, closed) for v, closed in values))
 
 
 def _tangent_range(x: Interval) -> Interval:
@@ -1109,12 +1105,6 @@ def _periodic_zero(value: float, argument: float) -> float:
     """0 for a value within rounding of it: an end written `jnp.pi` stands for pi, whose sine is 0,
     though the float's sine is 1.2e-16."""
     return 0.0 if abs(value) <= 1e-12 * max(1.0, abs(argument)) else value
-
-
-def _spanned(values: list[tuple[float, bool]]) -> Interval:
-    """The smallest interval holding these values, each attained or approached (not attained)."""
-    lo, hi = min(v for v, _ in values), max(v for v, _ in values)
-    return Interval(lo, hi, any(v == lo and closed for v, closed in values), any(v == hi and closed for v, closed in values))
 
 
 def _negate(x: Interval) -> Interval:
