@@ -772,25 +772,31 @@ class Detector:
 
     def _follow_local(self, name: cst.Name, env: _Env, scope: Scope, seen: dict, depth: int, limit: int) -> Optional["_BranchSearch"]:
         """`s = jnp.sqrt(x)` earlier in the same scope, then `where(c, s, 0)`: the op leaks through `s`
-        (and so do the ops of the selects `s` was computed by)."""
+        (and so do the ops of the selects `s` was computed by). Each binding that may reach the read
+        is followed: `s` bound in either arm of an `if` holds either value."""
         if depth >= limit:
             return None
-        binding = env.binding(name)
-        if (
-            binding is None
-            or binding.value is None
-            or binding.imported is not None
-            or not any(b is binding for b in scope.bindings.get(binding.name, ()))
-            or binding.place >= env.place
-            or seen.get(id(binding), limit) <= depth
-        ):
-            return None
-        seen[id(binding)] = depth
-        search = self._search(binding.value, env.at(binding.place), scope, seen, depth + 1, limit)
-        reached = _Nested(None, env, name, binding)
-        search.uses = [reached.reached(use) for use in search.uses]
-        search.selects = [reached.through(nested) for nested in search.selects]
-        return search
+        found: Optional[_BranchSearch] = None
+        for binding in env.bindings(name):
+            if (
+                binding.value is None
+                or binding.imported is not None
+                or not any(b is binding for b in scope.bindings.get(binding.name, ()))
+                or binding.place >= env.place
+                or seen.get(id(binding), limit) <= depth
+            ):
+                continue
+            seen[id(binding)] = depth
+            search = self._search(binding.value, env.at(binding.place), scope, seen, depth + 1, limit)
+            reached = _Nested(None, env, name, binding)
+            search.uses = [reached.reached(use) for use in search.uses]
+            search.selects = [reached.through(nested) for nested in search.selects]
+            if found is None:
+                found = search
+            else:
+                found.uses += search.uses
+                found.selects += search.selects
+        return found
 
     def _is_select_or_barrier(self, call: cst.Call, qualified: Optional[str], env: _Env) -> bool:
         return self._resolve_select(call, env) is not None or self._is_barrier_call(call, qualified, env)

@@ -201,6 +201,13 @@ class WhereBranchSingularLocal(Rule):
             "        r = q * 2\n    return jnp.where(r != 0, q, 1.0)\n",
             line=7,
         ),
+        # A local bound in either arm of an `if` holds either value (point 134): where `dense`,
+        # `r` is the root of a sum of squares, 0 for a zero column, where the select takes 1.0.
+        Invalid(
+            "import jax.numpy as jnp\ndef scale(a, dense):\n    if dense:\n        r = jnp.sqrt(jnp.sum(a * a, axis=0))\n"
+            "    else:\n        r = jnp.max(jnp.abs(a), axis=0)\n    return jnp.where(r == 0, 1.0, r)\n",
+            line=7,
+        ),
         # exp(-q) is finite (0) where q is +inf: `e == 0` holds at the pole.
         Invalid("import jax.numpy as jnp\ndef f(x1, x2):\n    q = x2 / x1\n    e = jnp.exp(-q)\n    return jnp.where(e == 0.0, 0.0, q)\n", line=5),
         # A NaN placeholder made from data keeps the data's gradient, times NaN (point 84).
