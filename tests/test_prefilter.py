@@ -694,6 +694,47 @@ def test_only_a_jax_while_loop_body_is_skipped() -> None:
     assert assert_same(bare) == []
 
 
+def test_a_tensorflow_loop_told_not_to_back_propagate_has_a_body_nobody_differentiates() -> None:
+    # `back_prop=False` (point 135): TensorFlow records no gradient through the loop, and TensorFlow
+    # 2 stops the gradient of its outputs, so its body, named where the loop is, never leaks.
+    loops = src("""
+        import tensorflow as tf
+
+        def attack(x, n):
+            def body(i, best):
+                return i + 1, tf.where(best > 0, tf.math.log(best), 0.0)
+            return tf.while_loop(lambda i, b: i < n, body, [0, x], back_prop=False)
+
+        def per_row(rows):
+            def fn(r):
+                return tf.where(r > 0, tf.math.log(r), 0.0)
+            return tf.map_fn(fn, rows, back_prop=False)
+    """)
+    assert assert_same(loops) == []
+    assert [f[0] for f in assert_same(loops.replace(", back_prop=False", ""))] == ["NAN001", "NAN001"]
+    assert [f[0] for f in assert_same(loops.replace("back_prop=False", "back_prop=True"))] == ["NAN001", "NAN001"]
+
+
+def test_a_loop_body_defined_in_a_function_is_that_function_s_own() -> None:
+    # Another function's `body`, given to `lax.scan` (which JAX differentiates), is another function.
+    source = src("""
+        import jax.numpy as jnp
+        from jax import lax
+
+        def solve(x):
+            def body(state):
+                i, y = state
+                return i + 1, jnp.where(y > 0, jnp.sqrt(y), 0.0)
+            return lax.while_loop(lambda s: s[0] < 3, body, (0, x))
+
+        def accumulate(xs):
+            def body(carry, y):
+                return carry + jnp.where(y > 0, jnp.sqrt(y), 0.0), None
+            return lax.scan(body, 0.0, xs)
+    """)
+    assert [(f[0], f[1].row) for f in assert_same(source)] == [("NAN001", 12)]
+
+
 def test_the_methods_that_store_an_attribute_a_kept_method_reads_are_kept_with_it() -> None:
     # `self.radius` is one Python number if every store of the class says so: the stores are read.
     source = src('''

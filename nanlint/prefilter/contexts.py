@@ -19,7 +19,8 @@ cannot hold a finding. The answer is a list of spans; the detector drops a site 
   constant of the linearized rule, not differentiated to first order);
 - `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them;
 - the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode (a `tf.while_loop`
-  or `torch.while_loop` can be, and is checked).
+  or `torch.while_loop` can be, and is checked), and of a TensorFlow loop told `back_prop=False`
+  (`tf.while_loop`, `tf.map_fn`, `tf.scan`, `tf.foldl`, `tf.foldr`).
 
 It also names the JVP rules (`@f.defjvp`, `f.defjvp(rule)`): reverse mode linearizes a rule, so only
 what it computes from the tangents is differentiated (reach.py asks which values those are).
@@ -59,16 +60,26 @@ _WRAPPERS = frozenset({"custom_jvp", "custom_vjp", "custom_gradient", "lower_fun
 # `while_loop` (imported so from JAX and the libraries that wrap it), is never differentiated.
 _LOOP_BODIES = {"while_loop": 1}
 _REVERSE_MODE_LESS_LOOPS = frozenset({"lax", "lax_control_flow"})
+# `tf.while_loop(cond, body, loop_vars, back_prop=False)`, `tf.map_fn(fn, elems, back_prop=False)`:
+# TensorFlow records no gradient through the loop (TensorFlow 2 stops the gradient of its outputs),
+# so its body, the argument at this position, is never differentiated.
+_BACK_PROP = "back_prop"
+_BACK_PROP_LOOP_BODIES = {"while_loop": 1, "map_fn": 0, "scan": 0, "foldl": 0, "foldr": 0}
 # What, written in one statement, can make a function elsewhere a custom primal: its decorator, a
 # registration, a wrapper, a loop that takes it as its body; or a class base whose name ends so, as
 # `torch.autograd.Function` does, for its `forward`. The prefilter reads the statements that spell
 # these whole (`_Plan.contexts`).
-PRIMAL_WORDS = tuple(dict.fromkeys((*_CUSTOM_DECORATORS, *sorted(_REGISTRATIONS), *sorted(_WRAPPERS), *_LOOP_BODIES)))
+PRIMAL_WORDS = tuple(dict.fromkeys((*_CUSTOM_DECORATORS, *sorted(_REGISTRATIONS), *sorted(_WRAPPERS), *_LOOP_BODIES, _BACK_PROP)))
 AUTOGRAD_BASE_ENDING = "Function"
 # The ends of the words a class statement whose base decides its methods spells.
 BASE_WORD_ENDINGS = (AUTOGRAD_BASE_ENDING, *NEVER_DIFFERENTIATED_BASE_WORDS)
 # Every word the pass below reacts to; a text that spells none of them has no such code.
 _SIGNS = (*PRIMAL_WORDS, *BASE_WORD_ENDINGS, *_NO_GRAD)
+
+
+# Who uses a name: the names of the function it is read in and of those around it, a marker
+# (`_NO_GRAD_USER`, `_PRIMAL_USER`), or None at the module's top level.
+_User = Optional[tuple[str, ...] | str]
 
 
 class ClassKind(enum.Enum):
@@ -88,6 +99,11 @@ def _never_differentiated_base(qualified: str) -> bool:
 def _reverse_mode_less(func: ast.AST) -> bool:
     """`lax.while_loop` or a bare `while_loop`, not `tf.while_loop` or `torch.while_loop`."""
     return isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and leaf_name(func.value) in _REVERSE_MODE_LESS_LOOPS)
+
+
+def _without_back_prop(call: ast.Call) -> bool:
+    """The call is told `back_prop=False`."""
+    return any(k.arg == _BACK_PROP and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords)
 
 
 def may_have_contexts(text: str) -> bool:
@@ -120,14 +136,18 @@ class Contexts:
         self._function_spans: list[tuple[tuple[str, ...], Position, Position]] = []
         self._no_grad_spans: list[tuple[Position, Position]] = []
         self._custom: set[str] = set()
+        # Functions defined in a function's body that are never differentiated, by (the enclosing
+        # functions' names, the name).
+        self._custom_local: set[tuple[tuple[str, ...], str]] = set()
         self._jvp_rules: set[str] = set()
         self._defined: set[str] = set()
-        self._uses: dict[str, set[Optional[str]]] = defaultdict(set)
+        # A user is the names of the function the use is in and of those around it, or a marker.
+        self._uses: dict[str, set[_User]] = defaultdict(set)
         # Per enclosing function, the functions defined in its body: invisible outside it, so private
         # whatever their names. Their uses, by (the enclosing functions' names, the name).
         self._local_defs: list[frozenset[str]] = []
         self._local_names: list[frozenset[str]] = []  # the union of `_local_defs` so far, per depth
-        self._local_uses: dict[tuple[tuple[str, ...], str], set[Optional[str]]] = defaultdict(set)
+        self._local_uses: dict[tuple[tuple[str, ...], str], set[_User]] = defaultdict(set)
         # The callees (`ast.Name` ids) of calls a JVP rule makes with the primals alone.
         self._primal_callees: set[int] = set()
         self._resolved: Optional[set[str]] = None
@@ -236,9 +256,21 @@ class Contexts:
             # custom_jvp(partial(f, n)): f runs only inside a function autodiff does not look into.
             self._custom.add(wrapped)
         if leaf in _LOOP_BODIES and _reverse_mode_less(func) and len(arguments) > _LOOP_BODIES[leaf]:
-            body = arguments[_LOOP_BODIES[leaf]]
-            if isinstance(body, ast.Name):
-                self._custom.add(body.id)
+            self._note_loop_body(arguments[_LOOP_BODIES[leaf]])
+        if leaf in _BACK_PROP_LOOP_BODIES and _without_back_prop(node) and len(node.args) > _BACK_PROP_LOOP_BODIES[leaf]:
+            self._note_loop_body(node.args[_BACK_PROP_LOOP_BODIES[leaf]])
+
+    def _note_loop_body(self, body: ast.AST) -> None:
+        """A loop's body that is never differentiated: the function defined in an enclosing
+        function's body under that name (another function's `body` is another function), else the
+        module's."""
+        if not isinstance(body, ast.Name):
+            return
+        depth = next((d for d in range(len(self._local_defs) - 1, -1, -1) if body.id in self._local_defs[d]), None)
+        if depth is None:
+            self._custom.add(body.id)
+        else:
+            self._custom_local.add((tuple(self._functions[: depth + 1]), body.id))
 
     def _note_names(self, node: ast.AST) -> None:
         """Every spelling of a name counts as a use of it: a read, an attribute, a keyword, an import."""
@@ -269,11 +301,11 @@ class Contexts:
         if not local and not name.startswith("_"):
             return
         if primal:
-            user: Optional[str] = _PRIMAL_USER
+            user: _User = _PRIMAL_USER
         elif self._under_no_grad and self._under_no_grad[-1]:
             user = _NO_GRAD_USER
         else:
-            user = self._functions[-1] if self._functions else None
+            user = tuple(self._functions) if self._functions else None
         if local:
             depth = next(d for d in range(len(self._local_defs) - 1, -1, -1) if name in self._local_defs[d])
             self._local_uses[(tuple(self._functions[: depth + 1]), name)].add(user)
@@ -285,13 +317,21 @@ class Contexts:
         """The spans of code that is never differentiated: functions that are (or are nested in) a
         custom primal or a helper only such primals use, and no_grad regions."""
         custom = self._custom_closure()
-        local = {(around, name) for (around, name), users in self._local_uses.items() if all(user in custom for user in users)}
+        local = {(around, name) for (around, name), users in self._local_uses.items() if all(self._in(user, custom) for user in users)}
+        local |= self._custom_local
         spans = [(start, end) for names, start, end in self._function_spans if names[-1] in custom or (names[:-1], names[-1]) in local]
         return spans + self._no_grad_spans
 
     def jvp_rules(self) -> frozenset[str]:
         """The names of the functions registered as a custom_jvp's rule."""
         return frozenset(self._jvp_rules)
+
+    def _in(self, user: "_User", custom: set[str]) -> bool:
+        """Whether the user is a marker in `custom`, or a function of it: by its name, or, defined in
+        a function's body, as that function's own."""
+        if isinstance(user, tuple):
+            return user[-1] in custom or (user[:-1], user[-1]) in self._custom_local
+        return user in custom
 
     def _custom_closure(self) -> set[str]:
         """Custom-derivative functions, and the private helpers used only inside them or under no_grad."""
@@ -302,7 +342,7 @@ class Contexts:
                 changed = False
                 for name in self._defined - custom:
                     users = self._uses.get(name, set())
-                    if name.startswith("_") and users and all(user in custom for user in users):
+                    if name.startswith("_") and users and all(self._in(user, custom) for user in users):
                         custom.add(name)
                         changed = True
             self._resolved = custom
