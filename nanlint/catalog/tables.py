@@ -406,6 +406,22 @@ OPS: tuple[SingularOp, ...] = (
         safe_in=("torch",),
         domain=_EVERYWHERE,
     ),
+    # angle(z) is arctan2(imag(z), real(z)): 0/0 at z = 0, for a real argument too (JAX reads
+    # angle(x) as arctan2(0, x)). Run: JAX and TensorFlow (eager and XLA) give NaN; torch's
+    # backward masks z == 0 and gives 0.
+    SingularOp(
+        key="angle",
+        title="angle",
+        why="angle(z) is arctan2(imag(z), real(z)), whose derivative is NaN at z = 0",
+        kind="pole",
+        leak_domain=_AT_ZERO,
+        domain_text="z = 0",
+        safe_value=1.0,
+        probes=(0.0, 1.0, -1.0),
+        names=_names(jax="jnp.angle", tensorflow="tf.math.angle tnp.angle", autograd="anp.angle", keras="ops.angle", numpy="np.angle"),
+        safe_in=("torch",),
+        domain=_EVERYWHERE,
+    ),
     SingularOp(
         key="power",
         title="fractional or negative power",

@@ -139,6 +139,7 @@ class WhereBranchSingularOp(Rule):
         Valid("import numpy as np\nnp.where(x > 0, np.sqrt(x), 0.0)\n"),
         Valid("from jax import lax\nimport jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(lax.stop_gradient(x)), 0.0)\n"),
         Valid("import torch\ntorch.where(x > 0, torch.atan2(y, x), 0.0)\n"),
+        Valid("import torch\ntorch.where(z.abs() > 0, torch.angle(z), 0.0)\n"),
         Valid("import tensorflow as tf\ntf.where(x > 0, tf.math.divide_no_nan(y, x), 0.0)\n"),
         Valid("import jax.numpy as jnp\ndef where(c, a, b):\n    return a\nwhere(x > 0, jnp.sqrt(x), 0.0)\n"),
         # No gradient flows through sizes and `arange`: nothing here can leak.
@@ -556,6 +557,12 @@ class WhereBranchSingularOp(Rule):
         Invalid("import torch\nx.log().where(x > 0, 0.0)\n", line=2, fixed="import torch\nx.where(x > 0, 1.0).log().where(x > 0, 0.0)\n"),
         Invalid("import jax.numpy as jnp\njnp.where(x <= 0, 0.0, x ** 0.5)\n", line=2, fixed="import jax.numpy as jnp\njnp.where(x <= 0, 0.0, jnp.where(x <= 0, 1.0, x) ** 0.5)\n"),
         Invalid("from jax import lax\nlax.select(x > 0, jnp.arctan2(y, x), jnp.zeros_like(x))\nimport jax.numpy as jnp\n", line=2),
+        # `angle(z)` is `arctan2(imag(z), real(z))` (point 136): NaN at z = 0 in JAX and TensorFlow.
+        Invalid(
+            "import jax.numpy as jnp\ndef phase(z):\n    return jnp.where(jnp.abs(z) > 0, jnp.angle(z), 0.0)\n",
+            line=3,
+            fixed="import jax.numpy as jnp\ndef phase(z):\n    return jnp.where(jnp.abs(z) > 0, jnp.angle(jnp.where(jnp.abs(z) > 0, z, 1.0)), 0.0)\n",
+        ),
         # A name is no guard: only what the code computes is (`unsafe_x` and `x_unsafe` are plain data).
         Invalid("import jax.numpy as jnp\njnp.where(unsafe_x > 0, jnp.sqrt(unsafe_x), 0.0)\n", line=2),
         Invalid("import jax.numpy as jnp\ndef f(x_safe):\n    return jnp.where(x_safe > 0, jnp.log(x_safe), 0.0)\n", line=3),
