@@ -201,6 +201,16 @@ _NONNEGATIVE = IntervalSet.above(0.0, closed=True)
 _NONZERO = _AT_ZERO.complement()
 _OPEN_UNIT_BALL = IntervalSet.of(Interval(-1.0, 1.0, False, False))
 _OPEN_UNIT_INTERVAL = IntervalSet.of(Interval(0.0, 1.0, False, False))
+# arctan2 and angle (arctan2 of a complex number's parts) share their pole at 0, probes and safe
+# value; torch's backward masks the pole of both.
+_ARCTAN2_OF_PARTS = dict(
+    kind="pole",
+    leak_domain=_AT_ZERO,
+    safe_value=1.0,
+    probes=(0.0, 1.0, -1.0),
+    safe_in=("torch",),
+    domain=_EVERYWHERE,
+)
 # float32: exp(x) overflows above log(FLT_MAX) = 88.72.
 EXP_OVERFLOW_F32 = 88.72
 
@@ -389,11 +399,8 @@ OPS: tuple[SingularOp, ...] = (
         key="arctan2",
         title="arctan2",
         why="the derivative of arctan2(y, x) is y/(x**2 + y**2), NaN at (0, 0)",
-        kind="pole",
-        leak_domain=_AT_ZERO,
+        **_ARCTAN2_OF_PARTS,
         domain_text="x = y = 0",
-        safe_value=1.0,
-        probes=(0.0, 1.0, -1.0),
         names=_names(
             jax="jnp.arctan2 jnp.atan2 lax.atan2",
             tensorflow="tf.math.atan2 tf.atan2 tnp.arctan2",
@@ -403,8 +410,6 @@ OPS: tuple[SingularOp, ...] = (
         ),
         arg=Arg(1, ("x", "x2", "other")),
         partner=Arg(0, ("y", "x1", "input")),
-        safe_in=("torch",),
-        domain=_EVERYWHERE,
     ),
     # angle(z) is arctan2(imag(z), real(z)): 0/0 at z = 0, for a real argument too (JAX reads
     # angle(x) as arctan2(0, x)). Run: JAX and TensorFlow (eager and XLA) give NaN; torch's
@@ -413,14 +418,9 @@ OPS: tuple[SingularOp, ...] = (
         key="angle",
         title="angle",
         why="angle(z) is arctan2(imag(z), real(z)), whose derivative is NaN at z = 0",
-        kind="pole",
-        leak_domain=_AT_ZERO,
+        **_ARCTAN2_OF_PARTS,
         domain_text="z = 0",
-        safe_value=1.0,
-        probes=(0.0, 1.0, -1.0),
         names=_names(jax="jnp.angle", tensorflow="tf.math.angle tnp.angle", autograd="anp.angle", keras="ops.angle", numpy="np.angle"),
-        safe_in=("torch",),
-        domain=_EVERYWHERE,
     ),
     SingularOp(
         key="power",
