@@ -36,13 +36,9 @@ class AttributeStores:
         self._methods: Optional[dict[object, list[Scope]]] = None
         self._stores: dict[tuple[object, str], Optional[list[Store]]] = {}
 
-    def of(self, node: cst.Attribute, scope: Scope) -> Optional[list[Store]]:
-        """The stores into `node` (`self.attr`, read in a method or in a function nested in one),
-        every one of them; None when `node` is no attribute of a method's receiver, or when a store
-        is not known."""
-        key = self.key(node, scope)
-        if key is None:
-            return None
+    def stores(self, key: tuple[object, str]) -> Optional[list[Store]]:
+        """The stores into the attribute `key` names (`AttributeStores.key`), every one of them;
+        None when a store is not known."""
         if key not in self._stores:
             self._stores[key] = self._collect(key)
         return self._stores[key]

@@ -195,10 +195,10 @@ class _Env:
 
     def attribute_stores(self, node: cst.Attribute) -> Optional[list[tuple[cst.BaseExpression, "_Env"]]]:
         attributes = self.detector.attributes
-        stores = attributes.of(node, self.scope)
+        key = attributes.key(node, self.scope)  # None: no attribute of a method's receiver (`self.attr`)
+        stores = attributes.stores(key) if key is not None else None
         if stores is None:
             return None
-        key = attributes.key(node, self.scope)
         # `self.p = self.p.to(device)` puts back a value the attribute already held: it adds none.
         kept = [(value, _Env(self.detector, scope, place)) for value, scope, place in stores]
         return [(value, here) for value, here in kept if attributes.key(_moved(value, here), here.scope) != key] or None

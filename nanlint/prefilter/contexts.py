@@ -266,11 +266,15 @@ class Contexts:
         module's."""
         if not isinstance(body, ast.Name):
             return
-        depth = next((d for d in range(len(self._local_defs) - 1, -1, -1) if body.id in self._local_defs[d]), None)
+        depth = self._defining_depth(body.id)
         if depth is None:
             self._custom.add(body.id)
         else:
             self._custom_local.add((tuple(self._functions[: depth + 1]), body.id))
+
+    def _defining_depth(self, name: str) -> Optional[int]:
+        """The innermost enclosing function whose body defines `name`, by depth; None when none does."""
+        return next((d for d in range(len(self._local_defs) - 1, -1, -1) if name in self._local_defs[d]), None)
 
     def _note_names(self, node: ast.AST) -> None:
         """Every spelling of a name counts as a use of it: a read, an attribute, a keyword, an import."""
@@ -307,7 +311,7 @@ class Contexts:
         else:
             user = tuple(self._functions) if self._functions else None
         if local:
-            depth = next(d for d in range(len(self._local_defs) - 1, -1, -1) if name in self._local_defs[d])
+            depth = self._defining_depth(name)
             self._local_uses[(tuple(self._functions[: depth + 1]), name)].add(user)
         else:
             self._uses[name].add(user)
