@@ -68,6 +68,11 @@ CANONICAL_PREFIXES = (
     ("quaxed.numpy.", "jax.numpy."),
     ("quaxed.lax.", "jax.lax."),
     ("quaxed.scipy.special.", "jax.scipy.special."),
+    # brainunit's `math` (saiunit's since brainunit 0.6) applies the inputs' array namespace to a
+    # quantity's mantissa and puts the unit back, as an array API namespace does: on traced JAX
+    # values, JAX's function with JAX's derivative (run: grad of `where(x > 0, sqrt(x), 0)` at 0 is NaN).
+    ("brainunit.math.", "jax.numpy."),
+    ("saiunit.math.", "jax.numpy."),
     # MLX (Apple's array framework) names its array functions as NumPy does, and `mx.grad`
     # differentiates a where as JAX does: both branches, a zero cotangent into the unselected one.
     # Read as the array API namespace is (ARRAY_API_MODULE), and verified as JAX.
