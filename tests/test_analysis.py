@@ -262,6 +262,10 @@ def test_what_a_class_stores_in_an_attribute_is_configuration(attribute: str, co
         ("jnp.arange(3) * min(n, k + 1)", False),
         ("jnp.arange(3) * max(n, s)", True),
         ("total / jnp.sum(x > 0)", True),  # the masked mean: the count carries none, the total does
+        # A comparison spelled as a function or a method is a truth value (point 138).
+        ("jnp.ones(3) / jnp.sum(jnp.greater(x, 0))", False),
+        ("jnp.ones(3) / x.gt(0).sum()", False),
+        ("jnp.ones(3) / x.ne(s).sum()", False),
         # A part of a value is like the value (point 71): sizes unpacked, counts from `unique`.
         ("jnp.ones(3) / rows", False),
         ("jnp.ones(3) / counts", False),

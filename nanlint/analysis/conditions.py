@@ -16,7 +16,7 @@ from nanlint.analysis.syntax import arguments
 from nanlint.analysis.tree import walk
 from nanlint.analysis.values import Env, assigned, constant_value, is_builtin, pinned_values, value_range
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
-from nanlint.catalog.tables import ABSOLUTE_VALUES, NAN_TEST_LEAVES
+from nanlint.catalog.tables import ABSOLUTE_VALUES, COMPARISON_FUNCTIONS, NAN_TEST_LEAVES
 
 Selector = Callable[[float], IntervalSet]
 # How many locals a condition is followed through (`ok = small & finite`, `small = x < eps`).
@@ -31,15 +31,11 @@ _COMPARE: dict[type, Selector] = {
     cst.NotEqual: lambda c: IntervalSet.point(c).complement(),
 }
 # The same comparisons spelled as functions (jnp.greater, tf.math.less_equal, torch.gt, x.ge(0),
-# MXNet's F.broadcast_lesser).
-_COMPARE_FUNCTIONS: dict[str, type] = {
-    **dict.fromkeys(("greater", "gt", "broadcast_greater"), cst.GreaterThan),
-    **dict.fromkeys(("greater_equal", "ge", "broadcast_greater_equal"), cst.GreaterThanEqual),
-    **dict.fromkeys(("less", "lt", "lesser", "broadcast_lesser"), cst.LessThan),
-    **dict.fromkeys(("less_equal", "le", "lesser_equal", "broadcast_lesser_equal"), cst.LessThanEqual),
-    **dict.fromkeys(("equal", "eq", "broadcast_equal"), cst.Equal),
-    **dict.fromkeys(("not_equal", "ne", "broadcast_not_equal"), cst.NotEqual),
+# MXNet's F.broadcast_lesser: the catalog's COMPARISON_FUNCTIONS), as the operators they compute.
+_OPERATORS: dict[str, type] = {
+    ">": cst.GreaterThan, ">=": cst.GreaterThanEqual, "<": cst.LessThan, "<=": cst.LessThanEqual, "==": cst.Equal, "!=": cst.NotEqual
 }
+_COMPARE_FUNCTIONS: dict[str, type] = {name: _OPERATORS[symbol] for name, symbol in COMPARISON_FUNCTIONS.items()}
 _MIRROR = {
     cst.GreaterThan: cst.LessThan,
     cst.GreaterThanEqual: cst.LessThanEqual,

@@ -1034,13 +1034,22 @@ NAN_PRESERVING: frozenset[str] = frozenset(
 )
 # These give values that no gradient flows through: comparisons, indices, integer results, constants
 # shaped like their input, random draws. A value made only of them carries no gradient to leak.
-NON_DIFFERENTIABLE: frozenset[str] = frozenset(
+# Comparisons spelled as functions or methods (`jnp.greater(a, b)`, torch's `a.gt(b)`, MXNet's
+# `broadcast_lesser`), by last name -> the operator they compute: conditions read them as that
+# comparison, and their truth values carry no gradient.
+COMPARISON_FUNCTIONS: dict[str, str] = {
+    **dict.fromkeys(("greater", "gt", "broadcast_greater"), ">"),
+    **dict.fromkeys(("greater_equal", "ge", "broadcast_greater_equal"), ">="),
+    **dict.fromkeys(("less", "lt", "lesser", "broadcast_lesser"), "<"),
+    **dict.fromkeys(("less_equal", "le", "lesser_equal", "broadcast_lesser_equal"), "<="),
+    **dict.fromkeys(("equal", "eq", "broadcast_equal"), "=="),
+    **dict.fromkeys(("not_equal", "ne", "broadcast_not_equal"), "!="),
+}
+NON_DIFFERENTIABLE: frozenset[str] = frozenset(COMPARISON_FUNCTIONS) | frozenset(
     """
     argmax argmin argsort argwhere nonzero searchsorted digitize bincount unique count_nonzero one_hot
     round rint floor ceil trunc fix sign signbit floor_divide floordiv
-    equal not_equal greater greater_equal less less_equal isclose allclose any all
-    lesser lesser_equal broadcast_equal broadcast_not_equal broadcast_greater broadcast_greater_equal
-    broadcast_lesser broadcast_lesser_equal
+    isclose allclose any all
     logical_and logical_or logical_not logical_xor isnan isinf isfinite isposinf isneginf is_nan is_inf is_finite
     zeros_like ones_like empty_like full_like zeros ones empty full arange linspace eye
     shape size ndim rank numel item tolist numpy long int short byte bool tensor
