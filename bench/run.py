@@ -59,7 +59,9 @@ def fetch(name: str, version: str, digest: str, corpus: Path) -> Path:
     wheels = corpus / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d", str(wheels), f"{name}=={version}"],
+        # Only the source is read, never installed: a wheel's Python bound (jax-sph's `<=3.11` excludes
+        # 3.11.7) does not apply.
+        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--ignore-requires-python", "-d", str(wheels), f"{name}=={version}"],
         check=True,
     )
     normalized = name.replace("-", "_").lower()
