@@ -1032,8 +1032,6 @@ NAN_PRESERVING: frozenset[str] = frozenset(
     softmax log_softmax logaddexp sin cos erf
     """.split()
 )
-# These give values that no gradient flows through: comparisons, indices, integer results, constants
-# shaped like their input, random draws. A value made only of them carries no gradient to leak.
 # Comparisons spelled as functions or methods (`jnp.greater(a, b)`, torch's `a.gt(b)`, MXNet's
 # `broadcast_lesser`), by last name -> the operator they compute: conditions read them as that
 # comparison, and their truth values carry no gradient.
@@ -1045,6 +1043,8 @@ COMPARISON_FUNCTIONS: dict[str, str] = {
     **dict.fromkeys(("equal", "eq", "broadcast_equal"), "=="),
     **dict.fromkeys(("not_equal", "ne", "broadcast_not_equal"), "!="),
 }
+# These give values that no gradient flows through: comparisons, indices, integer results, constants
+# shaped like their input, random draws. A value made only of them carries no gradient to leak.
 NON_DIFFERENTIABLE: frozenset[str] = frozenset(COMPARISON_FUNCTIONS) | frozenset(
     """
     argmax argmin argsort argwhere nonzero searchsorted digitize bincount unique count_nonzero one_hot
