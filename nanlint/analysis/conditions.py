@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple, Optional
 
 import libcst as cst
 
-from nanlint.analysis.syntax import arguments
+from nanlint.analysis.syntax import COMPARISON_SYMBOLS, arguments
 from nanlint.analysis.tree import walk
 from nanlint.analysis.values import Env, assigned, constant_value, is_builtin, pinned_values, value_range
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
@@ -32,9 +32,7 @@ _COMPARE: dict[type, Selector] = {
 }
 # The same comparisons spelled as functions (jnp.greater, tf.math.less_equal, torch.gt, x.ge(0),
 # MXNet's F.broadcast_lesser: the catalog's COMPARISON_FUNCTIONS), as the operators they compute.
-_OPERATORS: dict[str, type] = {
-    ">": cst.GreaterThan, ">=": cst.GreaterThanEqual, "<": cst.LessThan, "<=": cst.LessThanEqual, "==": cst.Equal, "!=": cst.NotEqual
-}
+_OPERATORS: dict[str, type] = {symbol: operator for operator, symbol in COMPARISON_SYMBOLS.items()}
 _COMPARE_FUNCTIONS: dict[str, type] = {name: _OPERATORS[symbol] for name, symbol in COMPARISON_FUNCTIONS.items()}
 _MIRROR = {
     cst.GreaterThan: cst.LessThan,

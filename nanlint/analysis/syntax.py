@@ -7,6 +7,17 @@ from typing import Optional
 import libcst as cst
 
 
+# libcst's comparison operators and the Python they spell.
+COMPARISON_SYMBOLS: dict[type, str] = {
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+}
+
+
 def arguments(call: cst.Call) -> list[cst.BaseExpression]:
     """Every value a call passes, in source order: positional (`*xs` as `xs`) and keyword (`**kw` as `kw`)."""
     return [arg.value for arg in call.args]

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 import libcst as cst
 
 from nanlint.analysis.names import Place, Scope, binding_at, qualified_name
-from nanlint.analysis.syntax import is_number
+from nanlint.analysis.syntax import COMPARISON_SYMBOLS, is_number
 from nanlint.catalog.tables import DTYPE_ARGUMENT_OF_FUNCTION, DTYPE_ARGUMENT_OF_METHOD, DTYPE_NAMES, RANDOM_NAME, framework_of
 from nanlint.limits import MAX_WAY
 
@@ -33,14 +33,6 @@ _BINOPS = {
     cst.BitXor: "^",
 }
 _UNARY = {cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
-_COMPARE = {
-    cst.LessThan: "<",
-    cst.LessThanEqual: "<=",
-    cst.GreaterThan: ">",
-    cst.GreaterThanEqual: ">=",
-    cst.Equal: "==",
-    cst.NotEqual: "!=",
-}
 _BOOLEANS = {"True": True, "False": False}
 _AUGMENTED = {
     cst.AddAssign: "+",
@@ -251,7 +243,7 @@ class Translator:
         left = node.left
         for target in node.comparisons:
             comparator = target.comparator
-            operator = _COMPARE.get(type(target.operator))
+            operator = COMPARISON_SYMBOLS.get(type(target.operator))
             if operator is None:
                 raise Untranslatable(f"the comparison `{_short(self.code_for(node))}`")
             parts.append(["compare", operator, self.tree(left), self.tree(comparator)])
