@@ -94,6 +94,23 @@ def test_every_binding_that_may_reach_a_use(body: str, reaching: list) -> None:
     assert [detector.code(b.value) if b.value is not None else None for b in env.bindings(value)] == reaching
 
 
+
+@pytest.mark.parametrize(
+    "body, reaching",
+    [
+        ("if c:\n    b = b * 2\nelse:\n    return b\n", [None]),  # the other arm never ran
+        ("if c:\n    b = b * 2\nelif d:\n    b = b * 3\nelse:\n    return b\n", [None]),
+        ("if c:\n    b = b * 2\nelif d:\n    return b\n", [None]),
+        ("if (b := b * 2) > 0:\n    pass\nelse:\n    return b\n", ["b * 2"]),  # the test always runs
+        ("for _ in range(3):\n    if c:\n        b = b * 2\n    else:\n        return b\n", ["b * 2", None]),  # a turn before
+    ],
+)
+def test_a_binding_in_the_other_arm_of_an_if_never_reaches_its_else(body: str, reaching: list) -> None:
+    detector = detector_for("def f(b, c, d):\n" + textwrap.indent(body, "    "))
+    value, env = last_return(detector)
+    assert [detector.code(b.value) if b.value is not None else None for b in env.bindings(value)] == reaching
+    assert env.binding(value) is env.bindings(value)[0]
+
 def test_class_bodies_are_invisible_from_their_methods() -> None:
     value, env = returned("""
         import jax.numpy as jnp

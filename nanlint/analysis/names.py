@@ -64,8 +64,10 @@ class Scope:
     # The places each `if`, loop, `try` and `match` statement spans: a binding inside one may not
     # have run when a place after it is reached.
     spans: list[tuple[Place, Place]] = field(default_factory=list)
-    # Each `if` with an `else`: where it starts, where its `else` starts, where it ends.
-    forks: list[tuple[Place, Place, Place]] = field(default_factory=list)
+    # Each `if` with an `else`: where it starts, where its body and its `else` start, where it ends.
+    forks: list[tuple[Place, Place, Place, Place]] = field(default_factory=list)
+    # The places each `for` and `while` statement spans: its body may run again after any of it.
+    loops: list[tuple[Place, Place]] = field(default_factory=list)
     # Names a relative import binds here (`from ..backend import backend`), and where: they bind
     # nothing nanlint can resolve, unless used as an array namespace is.
     relative_imports: dict[str, Place] = field(default_factory=dict)
@@ -74,8 +76,18 @@ class Scope:
         self.bindings.setdefault(binding.name, []).append(binding)
 
     def maybe_skipped(self, place: Place, at: Place) -> bool:
-        """Whether code at `place` sits in a branch, loop or `try` that `at` is outside of."""
-        return any(start <= place <= end and not start <= at <= end for start, end in self.spans)
+        """Whether code at `place` sits in a branch, loop or `try` that `at` is outside of, or in the
+        other arm of an `if` that holds `at` (run in a loop's turn before, if at all)."""
+        return any(start <= place <= end and not start <= at <= end for start, end in self.spans) or bool(self._arms_apart(place, at))
+
+    def in_other_arm(self, place: Place, at: Place) -> bool:
+        """Whether `place` is in the body of an `if` whose `else` holds `at`, and no loop of this
+        scope holds that `if`: code there never runs on the way to `at`."""
+        return any(not any(s <= start and end <= e for s, e in self.loops) for start, end in self._arms_apart(place, at))
+
+    def _arms_apart(self, place: Place, at: Place) -> list[tuple[Place, Place]]:
+        """The spans of the `if`s whose body holds `place` and whose `else` holds `at`."""
+        return [(start, end) for start, body, middle, end in self.forks if body <= place < middle <= at <= end]
 
     def _innermost(self, place: Place, at: Place) -> Optional[tuple[Place, Place]]:
         """The smallest span holding `place` and not `at`."""
@@ -86,14 +98,14 @@ class Scope:
         """The places whose bindings an `if`/`else` that binds the name in both arms (among `found`,
         directly in each arm) replaces on every way to `at`: none, when no such `if`."""
         low, high = 0, 0
-        for start, middle, end in self.forks:
+        for start, _, middle, end in self.forks:
             if start <= at <= end:
                 continue
             arms = {place < middle for b in found if start < (place := b.place) <= end and self._innermost(place, at) == (start, end)}
             if arms == {True, False} and start > high:
                 # What it replaces: the bindings before it in the innermost statement or arm
                 # that holds it and not `at` (which may not run), or in the whole function.
-                regions = self.spans + [arm for s, m, e in self.forks for arm in ((s, m - 1), (m, e))]
+                regions = self.spans + [arm for s, _, m, e in self.forks for arm in ((s, m - 1), (m, e))]
                 enclosing = [r for r in regions if r[0] <= start and end <= r[1] and r != (start, end) and not r[0] <= at <= r[1]]
                 low, high = max((r[0] for r in enclosing), default=0), start
         return low, high
@@ -251,7 +263,9 @@ class ScopeIndex:
         elif kind in _MAYBE_SKIPPED:
             scope.spans.append((self.place[id(node)], after))
             if kind is cst.If and node.orelse is not None:
-                scope.forks.append((self.place[id(node)], self.place[id(node.orelse)], after))
+                scope.forks.append((self.place[id(node)], self.place[id(node.body)], self.place[id(node.orelse)], after))
+            if kind is cst.For or kind is cst.While:
+                scope.loops.append((self.place[id(node)], after))
 
     def _bind_params(self, params: cst.Parameters, scope: Scope, method: bool = False) -> None:
         everything = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -395,14 +409,15 @@ def binding_at(scope: Scope, name: str, at: Place) -> Optional[Binding]:
     """The binding of `name` visible at `at`, following Python's scoping.
 
     A name bound anywhere in a function is local to all of it; the latest binding before the use
-    wins, and a use before every binding (a loop, a closure) sees the last one.
+    wins (not one in the other arm of an `if` whose `else` holds the use), and a use before every
+    binding (a loop, a closure) sees the last one.
     """
     for candidate in scope.lookup_chain():
         bindings = candidate.bindings.get(name)
         if not bindings:
             continue
         for binding in reversed(bindings):
-            if binding.place < at:
+            if binding.place < at and not candidate.in_other_arm(binding.place, at):
                 return binding  # the last one bound before `at`
         return bindings[-1]
     return None
@@ -418,7 +433,7 @@ def bindings_reaching(scope: Scope, name: str, at: Place) -> list[Binding]:
             continue
         found: list[Binding] = []
         for binding in reversed(bindings):
-            if binding.place < at:
+            if binding.place < at and not candidate.in_other_arm(binding.place, at):
                 found.append(binding)
                 if not candidate.maybe_skipped(binding.place, at):
                     break

@@ -51,6 +51,12 @@ class WhereBranchSingularLocal(Rule):
     MESSAGE = "`{local}` is selected in the {branch} branch of `{select}`, but it was computed by `{op}` on line {definition_row}, which gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument of `{op_name}` where `{local}` is defined"
     VALID = (
+        # A binding in the other arm of the `if` that holds the select never runs on the way there
+        # (point 139): `x` is the parameter.
+        Valid(
+            "import jax.numpy as jnp\ndef f(x, take_log):\n    if take_log:\n        x = jnp.log(x)\n"
+            "    else:\n        x = jnp.where(x > 0, x, 0.0)\n    return x\n"
+        ),
         # An attribute every store of which is an `int` checked to be at least 0 (point 130): the
         # power is a polynomial, smooth at 0.
         Valid(
@@ -206,6 +212,13 @@ class WhereBranchSingularLocal(Rule):
         Invalid(
             "import jax.numpy as jnp\ndef scale(a, dense):\n    if dense:\n        r = jnp.sqrt(jnp.sum(a * a, axis=0))\n"
             "    else:\n        r = jnp.max(jnp.abs(a), axis=0)\n    return jnp.where(r == 0, 1.0, r)\n",
+            line=7,
+        ),
+        # Around a loop, a binding in the other arm of an `if` may reach the select, in the turn before
+        # (point 139).
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x, n):\n    for i in range(n):\n        if i % 2:\n            x = jnp.log(x)\n"
+            "        else:\n            x = jnp.where(x > 0, x, 0.0)\n    return x\n",
             line=7,
         ),
         # exp(-q) is finite (0) where q is +inf: `e == 0` holds at the pole.
