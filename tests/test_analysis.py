@@ -103,9 +103,14 @@ def test_every_binding_that_may_reach_a_use(body: str, reaching: list) -> None:
         ("if c:\n    b = b * 2\nelif d:\n    return b\n", [None]),
         ("if (b := b * 2) > 0:\n    pass\nelse:\n    return b\n", ["b * 2"]),  # the test always runs
         ("for _ in range(3):\n    if c:\n        b = b * 2\n    else:\n        return b\n", ["b * 2", None]),  # a turn before
+        ("if c:\n    b = b * 2\n    return b\nreturn b\n", [None]),  # an arm that returns
+        ("if c:\n    return 0\nelse:\n    b = b * 2\n    raise ValueError(b)\nreturn b\n", [None]),
+        ("for _ in range(3):\n    if c:\n        b = b * 2\n        return b\nreturn b\n", [None]),
+        ("for _ in range(3):\n    if c:\n        b = b * 2\n        if d:\n            break\n        return b\nreturn b\n", ["b * 2", None]),
+        ("try:\n    if c:\n        b = b * 2\n        raise ValueError(b)\nexcept ValueError:\n    return b\n", ["b * 2", None]),  # caught
     ],
 )
-def test_a_binding_in_the_other_arm_of_an_if_never_reaches_its_else(body: str, reaching: list) -> None:
+def test_a_binding_on_no_way_to_a_use_never_reaches_it(body: str, reaching: list) -> None:
     detector = detector_for("def f(b, c, d):\n" + textwrap.indent(body, "    "))
     value, env = last_return(detector)
     assert [detector.code(b.value) if b.value is not None else None for b in env.bindings(value)] == reaching

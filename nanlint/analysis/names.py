@@ -18,7 +18,7 @@ from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
-from nanlint.analysis.tree import UnitTree, children
+from nanlint.analysis.tree import UnitTree, children, walk
 from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD, NAMESPACE_SELECT
 
 Place = int
@@ -68,6 +68,9 @@ class Scope:
     forks: list[tuple[Place, Place, Place, Place]] = field(default_factory=list)
     # The places each `for` and `while` statement spans: its body may run again after any of it.
     loops: list[tuple[Place, Place]] = field(default_factory=list)
+    # The places each arm of an `if` spans that ends in `return` or `raise`, outside any `try`: no
+    # binding there reaches the code after it.
+    exits: list[tuple[Place, Place]] = field(default_factory=list)
     # Names a relative import binds here (`from ..backend import backend`), and where: they bind
     # nothing nanlint can resolve, unless used as an array namespace is.
     relative_imports: dict[str, Place] = field(default_factory=dict)
@@ -80,10 +83,12 @@ class Scope:
         other arm of an `if` that holds `at` (run in a loop's turn before, if at all)."""
         return any(start <= place <= end and not start <= at <= end for start, end in self.spans) or bool(self._arms_apart(place, at))
 
-    def in_other_arm(self, place: Place, at: Place) -> bool:
-        """Whether `place` is in the body of an `if` whose `else` holds `at`, and no loop of this
-        scope holds that `if`: code there never runs on the way to `at`."""
-        return any(not any(s <= start and end <= e for s, e in self.loops) for start, end in self._arms_apart(place, at))
+    def never_reaches(self, place: Place, at: Place) -> bool:
+        """Whether a binding at `place` is never seen at `at`: it is in the body of an `if` whose
+        `else` holds `at`, and no loop of this scope holds that `if`; or in an arm that returns."""
+        return any(not any(s <= start and end <= e for s, e in self.loops) for start, end in self._arms_apart(place, at)) or any(
+            start <= place <= end and not start <= at <= end for start, end in self.exits
+        )
 
     def _arms_apart(self, place: Place, at: Place) -> list[tuple[Place, Place]]:
         """The spans of the `if`s whose body holds `place` and whose `else` holds `at`."""
@@ -266,6 +271,22 @@ class ScopeIndex:
                 scope.forks.append((self.place[id(node)], self.place[id(node.body)], self.place[id(node.orelse)], after))
             if kind is cst.For or kind is cst.While:
                 scope.loops.append((self.place[id(node)], after))
+            if kind is cst.If and not self._in_try(node, scope):
+                ends = self.place[id(node.orelse)] - 1 if node.orelse is not None else after
+                if _leaves_function(node.body):
+                    scope.exits.append((self.place[id(node.body)], ends))
+                if isinstance(node.orelse, cst.Else) and _leaves_function(node.orelse.body):
+                    scope.exits.append((self.place[id(node.orelse)], after))
+
+    def _in_try(self, node: cst.CSTNode, scope: Scope) -> bool:
+        """Whether a `try` of the scope holds the statement: its handlers and `finally` run after a
+        `raise` or `return` in it."""
+        above = self.parent.get(id(node))
+        while above is not None and above is not scope.node:
+            if isinstance(above, (cst.Try, cst.TryStar)):
+                return True
+            above = self.parent.get(id(above))
+        return False
 
     def _bind_params(self, params: cst.Parameters, scope: Scope, method: bool = False) -> None:
         everything = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -397,6 +418,15 @@ _BIND_ON_LEAVE = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedE
 _MAYBE_SKIPPED = frozenset({cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match})
 
 
+def _leaves_function(block: cst.BaseSuite) -> bool:
+    """Whether a block ends in `return` or `raise`, with no `break` or `continue` that could leave it
+    before."""
+    last = block.body[-1] if block.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise)) and not any(isinstance(n, (cst.Break, cst.Continue)) for n in walk(block))
+
+
 def _literal_parts(value: Optional[cst.BaseExpression], count: int) -> list[Optional[cst.BaseExpression]]:
     """The elements of a literal tuple or list of `count` plain elements, else unknowns."""
     if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == count:
@@ -417,7 +447,7 @@ def binding_at(scope: Scope, name: str, at: Place) -> Optional[Binding]:
         if not bindings:
             continue
         for binding in reversed(bindings):
-            if binding.place < at and not candidate.in_other_arm(binding.place, at):
+            if binding.place < at and not candidate.never_reaches(binding.place, at):
                 return binding  # the last one bound before `at`
         return bindings[-1]
     return None
@@ -433,7 +463,7 @@ def bindings_reaching(scope: Scope, name: str, at: Place) -> list[Binding]:
             continue
         found: list[Binding] = []
         for binding in reversed(bindings):
-            if binding.place < at and not candidate.in_other_arm(binding.place, at):
+            if binding.place < at and not candidate.never_reaches(binding.place, at):
                 found.append(binding)
                 if not candidate.maybe_skipped(binding.place, at):
                     break

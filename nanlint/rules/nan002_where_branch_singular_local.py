@@ -57,6 +57,11 @@ class WhereBranchSingularLocal(Rule):
             "import jax.numpy as jnp\ndef f(x, take_log):\n    if take_log:\n        x = jnp.log(x)\n"
             "    else:\n        x = jnp.where(x > 0, x, 0.0)\n    return x\n"
         ),
+        # Nor one in an arm that returns (point 140).
+        Valid(
+            "import jax.numpy as jnp\ndef f(x, y, exact):\n    if exact:\n        x = jnp.sqrt(y)\n        return x\n"
+            "    return jnp.where(x > 0, x, 0.0)\n"
+        ),
         # An attribute every store of which is an `int` checked to be at least 0 (point 130): the
         # power is a polynomial, smooth at 0.
         Valid(
