@@ -40,6 +40,7 @@ from nanlint.analysis.names import (
 )
 from nanlint.analysis.reach import is_primal_in_jvp_rule, may_receive_cotangent, nan_may_reach_result
 from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, SiteKind
+from nanlint.analysis.slots import pole_only_at_empty_slots
 from nanlint.analysis.syntax import (
     argument_at,
     arguments,
@@ -905,6 +906,8 @@ class Detector:
         through `n`), no guard keeps it off its pole, and its values can reach the pole."""
         if not depends_on_data(arg, env) or not carries_gradient(arg if op.only_through_arg else node, env):
             return False
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide) and pole_only_at_empty_slots(node.left, arg, env):
+            return False  # `segment_sum(x, ids) / segment_sum(ones_like(x), ids)`: no index reads the NaN back
         # A safe value keeps a pole away (`log(where(x > 0, x, 1.0))`), but not an overflow: the
         # mask is rarely about how large the values get (`expm1(where(z > 0, z, 1.0))`), so there
         # the values decide, or a mask on the select's own condition (`_classify`). Nor against a

@@ -1013,6 +1013,18 @@ NAN_REPLACEMENTS: tuple[NanReplacement, ...] = (
     NanReplacement("multiply_no_nan", _names(tensorflow="tf.math.multiply_no_nan"), value=Arg(0, ("x",))),
 )
 
+# Sums that scatter values into slots by index: (the values, the indices). A slot no index names
+# holds 0, and its cotangent goes nowhere: the transpose gathers by the same indices.
+SCATTER_SUMS: dict[str, tuple[Arg, Arg]] = {
+    "jax.ops.segment_sum": (Arg(0, ("data",)), Arg(1, ("segment_ids",))),
+    "tensorflow.math.segment_sum": (Arg(0, ("data",)), Arg(1, ("segment_ids",))),
+    "tensorflow.math.unsorted_segment_sum": (Arg(0, ("data",)), Arg(1, ("segment_ids",))),
+    "tensorflow.segment_sum": (Arg(0, ("data",)), Arg(1, ("segment_ids",))),
+    "tensorflow.unsorted_segment_sum": (Arg(0, ("data",)), Arg(1, ("segment_ids",))),
+    "tensorflow.scatter_nd": (Arg(1, ("updates",)), Arg(0, ("indices",))),
+    "torch_scatter.scatter_add": (Arg(0, ("src",)), Arg(1, ("index",))),
+    "torch_scatter.scatter_sum": (Arg(0, ("src",)), Arg(1, ("index",))),
+}
 # What a value goes through on its way to a NaN mask, by the last name of a framework function or a
 # tensor method (the frameworks share these names). A mask is reported only when computation that
 # can turn finite inputs non-finite lies on that way: a singular op of OPS, or a framework function
@@ -1031,7 +1043,7 @@ NAN_PRESERVING: frozenset[str] = frozenset(
     tanh sigmoid relu relu6 leaky_relu elu selu celu gelu silu swish softplus softsign log_sigmoid
     softmax log_softmax logaddexp sin cos erf
     """.split()
-)
+) | {name.rsplit(".", 1)[-1] for name in SCATTER_SUMS}
 # Comparisons spelled as functions or methods (`jnp.greater(a, b)`, torch's `a.gt(b)`, MXNet's
 # `broadcast_lesser`), by last name -> the operator they compute: conditions read them as that
 # comparison, and their truth values carry no gradient.

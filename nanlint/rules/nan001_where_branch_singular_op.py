@@ -60,6 +60,12 @@ class WhereBranchSingularOp(Rule):
     MESSAGE = "`{op}` in the {branch} branch of `{select}` gives NaN gradients where that branch is not selected: {why}"
     FIX_TITLE = "Mask the argument with an inner `{select}` (double where), safe value {safe}"
     VALID = (
+        # A count of what the same indices scatter is 0 only at a slot no index names: the NaN
+        # cotangent lands on the sum's empty slot, which nothing gathers back (point 141).
+        Valid(
+            "import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), ids, n)\n    return jnp.where(count > 0, total / count, 0.0)\n"
+        ),
         # `n + (n == 0)` is 1 where `n` is 0 and `n` elsewhere: never 0.
         Valid("import jax.numpy as jnp\njnp.where(n > 0, f / (n + (n == 0)), 0.0)\n"),
         # A truth value in arithmetic is 0 or 1: where `c == 0` leaves the branch unselected, the
@@ -329,6 +335,14 @@ class WhereBranchSingularOp(Rule):
         ),
     )
     INVALID = (
+        # ... but a count by other indices may be 0 where the sum holds values (point 141).
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids, seen, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), seen, n)\n    return jnp.where(count > 0, total / count, 0.0)\n",
+            line=6,
+            fixed="import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids, seen, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), seen, n)\n    return jnp.where(count > 0, total / jnp.where(count > 0, count, 1.0), 0.0)\n",
+        ),
         # ... but a check says nothing where it does not run on the way (point 101): in one arm of an
         # `if`, of a value bound anew after it, or of one element when `all` of them are tested.
         Invalid(

@@ -90,6 +90,12 @@ class NanMaskedAfterTheFact(Rule):
     MESSAGE = "`{value}` is masked by `{mask}` after the fact: {source}, because the masked elements still send a zero cotangent back into it"
     FIX_TITLE = "{remedy}"
     VALID = (
+        # A segment mean is NaN only at empty segments, whose NaN cotangent nothing gathers back
+        # (point 141); a scatter-sum makes no NaN of its own.
+        Valid(
+            "import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids):\n    total = jax.ops.segment_sum(x, ids)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), ids)\n    return jnp.nan_to_num(total / count)\n"
+        ),
         # Masking the inputs before the op: the remedy.
         Valid("import jax.numpy as jnp\ndef f(x):\n    x = jnp.where(jnp.isnan(x), 0.0, x)\n    return jnp.log(jnp.where(x > 0, x, 1.0))\n"),
         Valid("import tensorflow as tf\ndef f(y_true):\n    return tf.where(tf.math.is_nan(y_true), tf.zeros_like(y_true), y_true)\n"),

@@ -1,0 +1,45 @@
+"""A division by how many values a scatter put in each slot: its pole is only at empty slots.
+
+`segment_sum(data, ids) / segment_sum(ones_like(data), ids)`: the count is 0 only at a slot no
+index names, and there the NaN cotangent (`0 * (1 / 0)`) lands on the numerator's slot. The
+numerator's transpose gathers by the same `ids`, so it reads only slots some index names: the NaN
+never reaches `data`, and the count carries no gradient. A weighted count (`segment_sum(w, ids)`)
+may be 0 at a slot that holds values, and is not read so.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from nanlint.analysis.syntax import argument_at
+from nanlint.analysis.values import Env, assigned, carries_gradient, value_key, value_range
+from nanlint.catalog.tables import SCATTER_SUMS, canonical_names
+from nanlint.limits import MAX_INDIRECTION
+
+
+def pole_only_at_empty_slots(numerator: cst.BaseExpression, divisor: cst.BaseExpression, env: Env) -> bool:
+    """Whether `numerator / divisor` divides a scatter-sum by the count of values the same indices
+    scatter (each count a positive constant that carries no gradient)."""
+    counted, summed = _scattered(divisor, env), _scattered(numerator, env)
+    if counted is None or summed is None:
+        return False
+    (ones, ids, there), (_, summed_ids, summed_there) = counted, summed
+    if carries_gradient(ones, there) or value_range(ones, there).lo <= 0:
+        return False
+    return value_key(ids, there) == value_key(summed_ids, summed_there)
+
+
+def _scattered(node: cst.BaseExpression, env: Env, depth: int = 0) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression, Env]]:
+    """(the values, the indices, where they are read) when `node` is a scatter-sum, or a local
+    assigned one."""
+    if isinstance(node, cst.Name) and depth < MAX_INDIRECTION and (held := assigned(node, env)) is not None:
+        return _scattered(held[0], held[1], depth + 1)
+    if not isinstance(node, cst.Call) or (qualified := env.qualified(node.func)) is None:
+        return None
+    spec = next((SCATTER_SUMS[name] for name in canonical_names(qualified) if name in SCATTER_SUMS), None)
+    if spec is None:
+        return None
+    values, indices = (argument_at(node, arg) for arg in spec)
+    return (values, indices, env) if values is not None and indices is not None else None
