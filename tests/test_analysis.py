@@ -306,6 +306,9 @@ def test_what_a_class_stores_in_an_attribute_is_configuration(attribute: str, co
         ("jax.random.gamma(key, s)", True),  # a reparameterized draw: differentiable in `a`
         ("torch.rand(x.shape[0], generator=key) - 0.5", False),
         ("torch.normal(s, 1.0, size=(3,))", True),
+        # A scatter-sum carries one only through its values: not through its indices (point 141).
+        ("jax.ops.segment_sum(jnp.ones_like(x), s)", False),
+        ("jax.ops.segment_sum(x, k, num_segments=n)", True),
     ],
 )
 def test_what_carries_a_gradient(expression: str, carries: bool) -> None:

@@ -3,8 +3,9 @@
 `segment_sum(data, ids) / segment_sum(ones_like(data), ids)`: the count is 0 only at a slot no
 index names, and there the NaN cotangent (`0 * (1 / 0)`) lands on the numerator's slot. The
 numerator's transpose gathers by the same `ids`, so it reads only slots some index names: the NaN
-never reaches `data`, and the count carries no gradient. A weighted count (`segment_sum(w, ids)`)
-may be 0 at a slot that holds values, and is not read so.
+never reaches `data`, and the count carries no gradient. So for a root of the count, or any
+increasing function that is 0 at 0 (`segment_sum(x, ids) / sqrt(count)`). A weighted count
+(`segment_sum(w, ids)`) may be 0 at a slot that holds values, and is not read so.
 """
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ from typing import Optional
 import libcst as cst
 
 from nanlint.analysis.syntax import argument_at
-from nanlint.analysis.values import Env, assigned, carries_gradient, value_key, value_range
-from nanlint.catalog.tables import SCATTER_SUMS, canonical_names
+from nanlint.analysis.values import Env, assigned, call_parts, carries_gradient, value_key, value_range
+from nanlint.catalog.tables import INCREASING_FUNCTIONS, scatter_sum
 from nanlint.limits import MAX_INDIRECTION
 
 
 def pole_only_at_empty_slots(numerator: cst.BaseExpression, divisor: cst.BaseExpression, env: Env) -> bool:
     """Whether `numerator / divisor` divides a scatter-sum by the count of values the same indices
     scatter (each count a positive constant that carries no gradient)."""
-    counted, summed = _scattered(divisor, env), _scattered(numerator, env)
+    counted, summed = _scattered(divisor, env, zero_at_zero=True), _scattered(numerator, env)
     if counted is None or summed is None:
         return False
     (ones, ids, there), (_, summed_ids, summed_there) = counted, summed
@@ -31,15 +32,31 @@ def pole_only_at_empty_slots(numerator: cst.BaseExpression, divisor: cst.BaseExp
     return value_key(ids, there) == value_key(summed_ids, summed_there)
 
 
-def _scattered(node: cst.BaseExpression, env: Env, depth: int = 0) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression, Env]]:
+def _scattered(
+    node: cst.BaseExpression, env: Env, depth: int = 0, zero_at_zero: bool = False
+) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression, Env]]:
     """(the values, the indices, where they are read) when `node` is a scatter-sum, or a local
-    assigned one."""
+    assigned one; with `zero_at_zero`, also an increasing function of one that is 0 at 0."""
     if isinstance(node, cst.Name) and depth < MAX_INDIRECTION and (held := assigned(node, env)) is not None:
-        return _scattered(held[0], held[1], depth + 1)
+        return _scattered(held[0], held[1], depth + 1, zero_at_zero)
     if not isinstance(node, cst.Call) or (qualified := env.qualified(node.func)) is None:
         return None
-    spec = next((SCATTER_SUMS[name] for name in canonical_names(qualified) if name in SCATTER_SUMS), None)
+    _, _, leaf, operand, extra = call_parts(node, env)
+    if zero_at_zero and leaf in _ZERO_AT_ZERO and operand is not None and not extra:
+        return _scattered(operand, env, depth + 1, zero_at_zero)
+    spec = scatter_sum(qualified)
     if spec is None:
         return None
     values, indices = (argument_at(node, arg) for arg in spec)
     return (values, indices, env) if values is not None and indices is not None else None
+
+
+def _is_zero_at_zero(function) -> bool:
+    try:
+        return function(0.0) == 0.0
+    except ValueError:  # `log` has no value at 0
+        return False
+
+
+# Increasing functions that are 0 at 0 (`sqrt`, `tanh`, `expm1`): 0 exactly where their argument is.
+_ZERO_AT_ZERO = frozenset(name for name, function in INCREASING_FUNCTIONS.items() if _is_zero_at_zero(function))

@@ -97,6 +97,7 @@ from nanlint.catalog.tables import (
     UPPER_REDUCTIONS,
     VARYING_CONSTRUCTORS,
     framework_of,
+    scatter_sum,
 )
 from nanlint.limits import BINDING_COST, MAX_DEPTH
 
@@ -454,6 +455,9 @@ def _call_data(node: cst.Call, env: Env, depth: int, gradient: bool) -> bool:
             return False
     if gradient and method in SHAPE_ONLY_METHODS:
         return _data(node.func.value, env, depth + 1, gradient)
+    if gradient and (scattered := scatter_sum(qualified)) is not None:
+        values = argument_at(node, scattered[0])  # the indices and the shape receive none
+        return values is None or _data(values, env, depth + 1, gradient)
     skipped = [_dtype_argument(node, leaf, method is not None)]
     if gradient and qualified is not None and RANDOM_NAME.search(qualified):
         skipped += _random_settings(node, qualified)

@@ -1025,6 +1025,12 @@ SCATTER_SUMS: dict[str, tuple[Arg, Arg]] = {
     "torch_scatter.scatter_add": (Arg(0, ("src",)), Arg(1, ("index",))),
     "torch_scatter.scatter_sum": (Arg(0, ("src",)), Arg(1, ("index",))),
 }
+
+
+def scatter_sum(qualified: Optional[str]) -> Optional[tuple[Arg, Arg]]:
+    """Where the values and the indices of the scatter-sum `qualified` names sit; None for another."""
+    return next((SCATTER_SUMS[name] for name in canonical_names(qualified) if name in SCATTER_SUMS), None) if qualified else None
+
 # What a value goes through on its way to a NaN mask, by the last name of a framework function or a
 # tensor method (the frameworks share these names). A mask is reported only when computation that
 # can turn finite inputs non-finite lies on that way: a singular op of OPS, or a framework function

@@ -335,6 +335,14 @@ class WhereBranchSingularOp(Rule):
         ),
     )
     INVALID = (
+        # ... but not a function of the count that is 0 elsewhere: `log(count)` is 0 at one value.
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\ndef segment_log_mean(x, ids, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), ids, n)\n    return jnp.where(count > 1, total / jnp.log(count), 0.0)\n",
+            line=6,
+            fixed="import jax\nimport jax.numpy as jnp\ndef segment_log_mean(x, ids, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), ids, n)\n    return jnp.where(count > 1, total / jnp.where(count > 1, jnp.log(count), 1.0), 0.0)\n",
+        ),
         # ... but a count by other indices may be 0 where the sum holds values (point 141).
         Invalid(
             "import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids, seen, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"

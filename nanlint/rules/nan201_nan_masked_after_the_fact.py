@@ -96,6 +96,11 @@ class NanMaskedAfterTheFact(Rule):
             "import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids):\n    total = jax.ops.segment_sum(x, ids)\n"
             "    count = jax.ops.segment_sum(jnp.ones_like(x), ids)\n    return jnp.nan_to_num(total / count)\n"
         ),
+        # So is one divided by a root of its count (TensorFlow's `unsorted_segment_sqrt_n`).
+        Valid(
+            "import jax\nimport jax.numpy as jnp\ndef segment_sqrt_n(x, ids):\n    total = jax.ops.segment_sum(x, ids)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), ids)\n    return jnp.nan_to_num(total / jnp.sqrt(count))\n"
+        ),
         # Masking the inputs before the op: the remedy.
         Valid("import jax.numpy as jnp\ndef f(x):\n    x = jnp.where(jnp.isnan(x), 0.0, x)\n    return jnp.log(jnp.where(x > 0, x, 1.0))\n"),
         Valid("import tensorflow as tf\ndef f(y_true):\n    return tf.where(tf.math.is_nan(y_true), tf.zeros_like(y_true), y_true)\n"),
