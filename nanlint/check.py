@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -92,6 +93,11 @@ class Checker:
             except (RecursionError, MemoryError):
                 result.diagnostics = []
                 result.error = f"nanlint: {filename}: too deeply nested to analyse"
+            except Exception as error:  # a bug in nanlint loses this file's findings, not the run's (as ruff's panics)
+                if os.environ.get("NANLINT_DEBUG"):
+                    raise
+                result.diagnostics = []
+                result.error = f"nanlint: {filename}: internal error: {type(error).__name__}: {error} (set NANLINT_DEBUG=1 for a traceback)"
         return result
 
     def _analyse(

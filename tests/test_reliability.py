@@ -248,3 +248,28 @@ def test_a_long_sum_behind_a_local_is_analysed_within_the_recursion_limit(tmp_pa
     (tmp_path / "x.py").write_bytes(local_sum(400))
     run = nanlint("check", "--isolated", "--no-cache", "x.py", cwd=tmp_path)
     assert run.returncode == 1 and "x.py:5:" in run.out and "NAN001" in run.out, run.err
+
+
+def test_an_internal_error_in_one_file_loses_that_file_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in the analysis (a fault injected here: nothing in nanlint raises one on purpose) is
+    that file's one-line error, with the exit code's error, and the next file is still checked."""
+    import nanlint.analysis.analyse as analysis
+
+    real = analysis.analyse
+
+    def faulty(source, *rest):
+        if "boom" in source:
+            raise ValueError("math domain error")
+        return real(source, *rest)
+
+    monkeypatch.setattr(analysis, "analyse", faulty)
+    monkeypatch.delenv("NANLINT_DEBUG", raising=False)
+    leak = "import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\n"
+    checker = Checker(Settings(), digests=False)
+    broken = checker.check_source(leak + "# boom\n", "a.py")
+    assert broken.error == "nanlint: a.py: internal error: ValueError: math domain error (set NANLINT_DEBUG=1 for a traceback)"
+    assert broken.diagnostics == []
+    assert [d.code for d in checker.check_source(leak, "b.py").diagnostics] == ["NAN001"]
+    monkeypatch.setenv("NANLINT_DEBUG", "1")
+    with pytest.raises(ValueError):
+        checker.check_source(leak + "# boom\n", "a.py")
