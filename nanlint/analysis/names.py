@@ -86,6 +86,8 @@ class Scope:
     def never_reaches(self, place: Place, at: Place) -> bool:
         """Whether a binding at `place` is never seen at `at`: it is in the body of an `if` whose
         `else` holds `at`, and no loop of this scope holds that `if`; or in an arm that returns."""
+        if not self.forks and not self.exits:
+            return False  # most scopes: asked at every lookup, answered at once
         return any(not any(s <= start and end <= e for s, e in self.loops) for start, end in self._arms_apart(place, at)) or any(
             start <= place <= end and not start <= at <= end for start, end in self.exits
         )
