@@ -6,7 +6,9 @@ per scope (imports, assignments, parameters, defs) with its place in source orde
 then resolves `jnp.where` to `jax.numpy.where` unless something local shadows `jnp` at that point.
 
 Places are numbers in source order, counted over the units in file order: a binding by assignment
-takes effect after the whole statement (`b = b.clip(0)` reads the previous `b`).
+takes effect after the whole statement (`b = b.clip(0)` reads the previous `b`). Source order is not
+the only way in: a binding in an `if`'s body never reaches its `else` (outside a loop), nor one in
+an arm that returns the code after it (`Scope.never_reaches`).
 """
 
 from __future__ import annotations
@@ -441,7 +443,7 @@ def binding_at(scope: Scope, name: str, at: Place) -> Optional[Binding]:
     """The binding of `name` visible at `at`, following Python's scoping.
 
     A name bound anywhere in a function is local to all of it; the latest binding before the use
-    wins (not one in the other arm of an `if` whose `else` holds the use), and a use before every
+    wins (not one that never reaches the use: `Scope.never_reaches`), and a use before every
     binding (a loop, a closure) sees the last one.
     """
     for candidate in scope.lookup_chain():

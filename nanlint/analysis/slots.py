@@ -3,8 +3,8 @@
 `segment_sum(data, ids) / segment_sum(ones_like(data), ids)`: the count is 0 only at a slot no
 index names, and there the NaN cotangent (`0 * (1 / 0)`) lands on the numerator's slot. The
 numerator's transpose gathers by the same `ids`, so it reads only slots some index names: the NaN
-never reaches `data`, and the count carries no gradient. So for a root of the count, or any
-increasing function that is 0 at 0 (`segment_sum(x, ids) / sqrt(count)`). A weighted count
+never reaches `data`, and the count carries no gradient. So is a root of the count, or any
+increasing function of it that is 0 at 0 (`segment_sum(x, ids) / sqrt(count)`). A weighted count
 (`segment_sum(w, ids)`) may be 0 at a slot that holds values, and is not read so.
 """
 
