@@ -108,6 +108,9 @@ def test_every_binding_that_may_reach_a_use(body: str, reaching: list) -> None:
         ("for _ in range(3):\n    if c:\n        b = b * 2\n        return b\nreturn b\n", [None]),
         ("for _ in range(3):\n    if c:\n        b = b * 2\n        if d:\n            break\n        return b\nreturn b\n", ["b * 2", None]),
         ("try:\n    if c:\n        b = b * 2\n        raise ValueError(b)\nexcept ValueError:\n    return b\n", ["b * 2", None]),  # caught
+        ("with d:\n    if c:\n        b = b * 2\n        raise ValueError(b)\nreturn b\n", ["b * 2", None]),  # maybe suppressed
+        ("with d:\n    if c:\n        b = b * 2\n        return b\nreturn b\n", [None]),  # a return is not
+        ("global e\nif c:\n    e = b * 2\nelse:\n    return e\n", ["b * 2"]),  # another call's binding
     ],
 )
 def test_a_binding_on_no_way_to_a_use_never_reaches_it(body: str, reaching: list) -> None:

@@ -907,7 +907,8 @@ class Detector:
         if not depends_on_data(arg, env) or not carries_gradient(arg if op.only_through_arg else node, env):
             return False
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide) and pole_only_at_empty_slots(node.left, arg, env):
-            return False  # `segment_sum(x, ids) / segment_sum(ones_like(x), ids)`: no index reads the NaN back
+            if self._masked_as_is(node, env):
+                return False  # `where(n > 0, segment_sum(x, ids) / n, 0)`, `n` the count: no index reads the NaN back
         # A safe value keeps a pole away (`log(where(x > 0, x, 1.0))`), but not an overflow: the
         # mask is rarely about how large the values get (`expm1(where(z > 0, z, 1.0))`), so there
         # the values decide, or a mask on the select's own condition (`_classify`). Nor against a
@@ -924,6 +925,16 @@ class Detector:
         # `log(p + 1e-8)`: an explicit shift off a pole at or below zero is the author's guard.
         below_zero = IntervalSet.above(0.0, closed=False).intersect(domain).is_empty()
         return not (op.kind == "pole" and below_zero and is_epsilon_shifted(arg, env))
+
+    def _masked_as_is(self, node: cst.CSTNode, env: _Env) -> bool:
+        """Whether `node` is itself a branch of a where or the value a NaN mask takes (`where(c, a / n,
+        0)`, `nan_to_num(a / n)`): its non-finite values are masked before anything else reads them."""
+        arg = self.index.parent.get(id(node))
+        call = self.index.parent.get(id(arg)) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call) or arg is call.args[0] and self._resolve_select(call, env) is not None:
+            return False  # no call, or a where's condition
+        resolved = self._resolve_select(call, env)
+        return (resolved is not None and resolved[0].kind == "where") or self.catalog.replacement(env.qualified(call.func)) is not None
 
     def _guarded(
         self,

@@ -70,9 +70,11 @@ class Scope:
     forks: list[tuple[Place, Place, Place, Place]] = field(default_factory=list)
     # The places each `for` and `while` statement spans: its body may run again after any of it.
     loops: list[tuple[Place, Place]] = field(default_factory=list)
-    # The places each arm of an `if` spans that ends in `return` or `raise`, outside any `try`: no
-    # binding there reaches the code after it.
+    # The places each arm of an `if` spans that ends in `return` or `raise`, outside any `try` (or,
+    # for a `raise`, any `with`, which may suppress it): no binding there reaches the code after it.
     exits: list[tuple[Place, Place]] = field(default_factory=list)
+    # Names declared `global` or `nonlocal` here: another call's binding, from any arm, may be seen.
+    shared: set[str] = field(default_factory=set)
     # Names a relative import binds here (`from ..backend import backend`), and where: they bind
     # nothing nanlint can resolve, unless used as an array namespace is.
     relative_imports: dict[str, Place] = field(default_factory=dict)
@@ -85,10 +87,11 @@ class Scope:
         other arm of an `if` that holds `at` (run in a loop's turn before, if at all)."""
         return any(start <= place <= end and not start <= at <= end for start, end in self.spans) or bool(self._arms_apart(place, at))
 
-    def never_reaches(self, place: Place, at: Place) -> bool:
-        """Whether a binding at `place` is never seen at `at`: it is in the body of an `if` whose
-        `else` holds `at`, and no loop of this scope holds that `if`; or in an arm that returns."""
-        if not self.forks and not self.exits:
+    def never_reaches(self, name: str, place: Place, at: Place) -> bool:
+        """Whether a binding of `name` at `place` is never seen at `at`: it is in the body of an `if`
+        whose `else` holds `at`, and no loop of this scope holds that `if`; or in an arm that returns.
+        Not for a `global` or `nonlocal` name, which a call before may have bound anywhere."""
+        if (not self.forks and not self.exits) or name in self.shared:
             return False  # most scopes: asked at every lookup, answered at once
         return any(not any(s <= start and end <= e for s, e in self.loops) for start, end in self._arms_apart(place, at)) or any(
             start <= place <= end and not start <= at <= end for start, end in self.exits
@@ -252,6 +255,8 @@ class ScopeIndex:
             self._visit_import(node, scope)
         elif kind is cst.ImportFrom:
             self._visit_import_from(node, scope)
+        elif kind is cst.Global or kind is cst.Nonlocal:
+            scope.shared.update(item.name.value for item in node.names)
         return scope
 
     def _leave(self, node: cst.CSTNode, scope: Scope) -> None:
@@ -275,22 +280,25 @@ class ScopeIndex:
                 scope.forks.append((self.place[id(node)], self.place[id(node.body)], self.place[id(node.orelse)], after))
             if kind is cst.For or kind is cst.While:
                 scope.loops.append((self.place[id(node)], after))
-            if kind is cst.If and not self._in_try(node, scope):
+            if kind is cst.If:
+                held = self._held_by(node, scope)
                 ends = self.place[id(node.orelse)] - 1 if node.orelse is not None else after
-                if _leaves_function(node.body):
+                if _leaves_function(node.body, held):
                     scope.exits.append((self.place[id(node.body)], ends))
-                if isinstance(node.orelse, cst.Else) and _leaves_function(node.orelse.body):
+                if isinstance(node.orelse, cst.Else) and _leaves_function(node.orelse.body, held):
                     scope.exits.append((self.place[id(node.orelse)], after))
 
-    def _in_try(self, node: cst.CSTNode, scope: Scope) -> bool:
-        """Whether a `try` of the scope holds the statement: its handlers and `finally` run after a
-        `raise` or `return` in it."""
+    def _held_by(self, node: cst.CSTNode, scope: Scope) -> set[type]:
+        """The kinds of the `try` and `with` statements of the scope that hold the statement: a
+        `try`'s handlers and `finally` run after a `raise` or `return` in it, and a `with` may
+        suppress a `raise`."""
+        kinds: set[type] = set()
         above = self.parent.get(id(node))
         while above is not None and above is not scope.node:
-            if isinstance(above, (cst.Try, cst.TryStar)):
-                return True
+            if isinstance(above, (cst.Try, cst.TryStar, cst.With)):
+                kinds.add(cst.With if isinstance(above, cst.With) else cst.Try)
             above = self.parent.get(id(above))
-        return False
+        return kinds
 
     def _bind_params(self, params: cst.Parameters, scope: Scope, method: bool = False) -> None:
         everything = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -422,13 +430,16 @@ _BIND_ON_LEAVE = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedE
 _MAYBE_SKIPPED = frozenset({cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match})
 
 
-def _leaves_function(block: cst.BaseSuite) -> bool:
-    """Whether a block ends in `return` or `raise`, with no `break` or `continue` that could leave it
-    before."""
+def _leaves_function(block: cst.BaseSuite, held: set[type]) -> bool:
+    """Whether a block ends in `return` or `raise` that nothing around it (`held`: the kinds of the
+    `try` and `with` statements holding it) catches, with no `break` or `continue` that could leave
+    it before."""
     last = block.body[-1] if block.body else None
     if isinstance(last, cst.SimpleStatementLine):
         last = last.body[-1] if last.body else None
-    return isinstance(last, (cst.Return, cst.Raise)) and not any(isinstance(n, (cst.Break, cst.Continue)) for n in walk(block))
+    if cst.Try in held or not isinstance(last, (cst.Return, cst.Raise)) or (cst.With in held and isinstance(last, cst.Raise)):
+        return False
+    return not any(isinstance(n, (cst.Break, cst.Continue)) for n in walk(block))
 
 
 def _literal_parts(value: Optional[cst.BaseExpression], count: int) -> list[Optional[cst.BaseExpression]]:
@@ -451,7 +462,7 @@ def binding_at(scope: Scope, name: str, at: Place) -> Optional[Binding]:
         if not bindings:
             continue
         for binding in reversed(bindings):
-            if binding.place < at and not candidate.never_reaches(binding.place, at):
+            if binding.place < at and not candidate.never_reaches(name, binding.place, at):
                 return binding  # the last one bound before `at`
         return bindings[-1]
     return None
@@ -467,7 +478,7 @@ def bindings_reaching(scope: Scope, name: str, at: Place) -> list[Binding]:
             continue
         found: list[Binding] = []
         for binding in reversed(bindings):
-            if binding.place < at and not candidate.never_reaches(binding.place, at):
+            if binding.place < at and not candidate.never_reaches(name, binding.place, at):
                 found.append(binding)
                 if not candidate.maybe_skipped(binding.place, at):
                     break

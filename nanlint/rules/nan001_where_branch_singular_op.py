@@ -343,6 +343,23 @@ class WhereBranchSingularOp(Rule):
             fixed="import jax\nimport jax.numpy as jnp\ndef segment_log_mean(x, ids, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"
             "    count = jax.ops.segment_sum(jnp.ones_like(x), ids, n)\n    return jnp.where(count > 1, total / jnp.where(count > 1, jnp.log(count), 1.0), 0.0)\n",
         ),
+        # ... but not a quotient something else is computed from: its NaN value at an empty slot
+        # sends `0 * NaN` into `scale` (point 141).
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids, n, scale):\n    total = jax.ops.segment_sum(x, ids, n)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), ids, n)\n    return jnp.where(count > 0, total / count * scale, 0.0)\n",
+            line=6,
+            fixed="import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids, n, scale):\n    total = jax.ops.segment_sum(x, ids, n)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), ids, n)\n    return jnp.where(count > 0, total / jnp.where(count > 0, count, 1.0) * scale, 0.0)\n",
+        ),
+        # ... nor a count with another number of segments, which broadcasts its 0 (point 141).
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), ids, 1)\n    return jnp.where(count > 0, total / count, 0.0)\n",
+            line=6,
+            fixed="import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"
+            "    count = jax.ops.segment_sum(jnp.ones_like(x), ids, 1)\n    return jnp.where(count > 0, total / jnp.where(count > 0, count, 1.0), 0.0)\n",
+        ),
         # ... but a count by other indices may be 0 where the sum holds values (point 141).
         Invalid(
             "import jax\nimport jax.numpy as jnp\ndef segment_mean(x, ids, seen, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"

@@ -219,6 +219,12 @@ class WhereBranchSingularLocal(Rule):
             "    else:\n        r = jnp.max(jnp.abs(a), axis=0)\n    return jnp.where(r == 0, 1.0, r)\n",
             line=7,
         ),
+        # A `raise` a `with` may suppress (point 140): the code after it runs, with the arm's binding.
+        Invalid(
+            "import contextlib\nimport jax.numpy as jnp\ndef f(x, y, exact):\n    with contextlib.suppress(ValueError):\n        if exact:\n"
+            "            x = jnp.sqrt(y)\n            raise ValueError\n    return jnp.where(x > 0, x, 0.0)\n",
+            line=8,
+        ),
         # Around a loop, a binding in the other arm of an `if` may reach the select, in the turn before
         # (point 139).
         Invalid(
