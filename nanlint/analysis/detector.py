@@ -931,10 +931,12 @@ class Detector:
         0)`, `nan_to_num(a / n)`): its non-finite values are masked before anything else reads them."""
         arg = self.index.parent.get(id(node))
         call = self.index.parent.get(id(arg)) if isinstance(arg, cst.Arg) else None
-        if not isinstance(call, cst.Call) or arg is call.args[0] and self._resolve_select(call, env) is not None:
-            return False  # no call, or a where's condition
+        if not isinstance(call, cst.Call):
+            return False
         resolved = self._resolve_select(call, env)
-        return (resolved is not None and resolved[0].kind == "where") or self.catalog.replacement(env.qualified(call.func)) is not None
+        if resolved is not None:
+            return resolved[0].kind == "where" and arg is not call.args[0]  # a branch, not the condition
+        return self.catalog.replacement(env.qualified(call.func)) is not None
 
     def _guarded(
         self,
