@@ -27,7 +27,7 @@ from nanlint.analysis.conditions import (
     values_where,
 )
 from nanlint.analysis.inline import free_names, inlined
-from nanlint.analysis.masking import mask_sites, masked_value
+from nanlint.analysis.masking import mask_sites, masked_value, replaced_value
 from nanlint.analysis.names import (
     Binding,
     Place,
@@ -906,9 +906,9 @@ class Detector:
         through `n`), no guard keeps it off its pole, and its values can reach the pole."""
         if not depends_on_data(arg, env) or not carries_gradient(arg if op.only_through_arg else node, env):
             return False
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide) and pole_only_at_empty_slots(node.left, arg, env):
-            if self._masked_as_is(node, env):
-                return False  # `where(n > 0, segment_sum(x, ids) / n, 0)`, `n` the count: no index reads the NaN back
+        divides = isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide)
+        if divides and pole_only_at_empty_slots(node.left, arg, env) and self._masked_as_is(node, env):
+            return False  # `where(n > 0, segment_sum(x, ids) / n, 0)`, `n` the count: no index reads the NaN back
         # A safe value keeps a pole away (`log(where(x > 0, x, 1.0))`), but not an overflow: the
         # mask is rarely about how large the values get (`expm1(where(z > 0, z, 1.0))`), so there
         # the values decide, or a mask on the select's own condition (`_classify`). Nor against a
@@ -935,8 +935,9 @@ class Detector:
             return False
         resolved = self._resolve_select(call, env)
         if resolved is not None:
-            return resolved[0].kind == "where" and arg is not call.args[0]  # a branch, not the condition
-        return self.catalog.replacement(env.qualified(call.func)) is not None
+            select_fn, _, method_form = resolved
+            return select_fn.kind == "where" and any(branch.expr is node for branch in self._branches(call, select_fn, method_form))
+        return replaced_value(self, call, env) is node
 
     def _guarded(
         self,

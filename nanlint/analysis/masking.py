@@ -86,6 +86,12 @@ def masked_value(detector: "Detector", call: cst.Call, env: "_Env", resolved) ->
     return found[4] if found is not None else None
 
 
+def replaced_value(detector: "Detector", call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
+    """The value a NaN replacement makes finite (`v` in `nan_to_num(v)`), when the call is one."""
+    found = _Masks(detector).replacement(call, env)
+    return found[4] if found is not None else None
+
+
 class _Masks:
     """What a call masks, if it is a NaN mask: (display, framework, method form, test, value, the
     test's removed TensorFlow spelling)."""
