@@ -263,6 +263,30 @@ def test_what_a_class_stores_in_an_attribute_is_configuration(attribute: str, co
 
 
 @pytest.mark.parametrize(
+    ("attribute", "configuration"),
+    [
+        # torch differentiates only declared leaves: a buffer of one Python number is that number
+        # for every element, a Parameter made of it is a leaf (point 143).
+        ("self.radius", True),  # `register_buffer("radius", torch.tensor(radius))`
+        ("self.weight", False),  # `nn.Parameter(torch.tensor(radius))`
+        ("self.grid", False),  # `torch.linspace(0, radius, 8)`: numbers that differ element by element
+    ],
+)
+def test_a_torch_buffer_of_a_number_is_configuration(attribute: str, configuration: bool) -> None:
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Cutoff(nn.Module):\n"
+        "    def __init__(self, radius: float):\n        super().__init__()\n"
+        "        self.register_buffer('radius', torch.tensor(radius))\n"
+        "        self.weight = nn.Parameter(torch.tensor(radius))\n"
+        "        self.register_buffer('grid', torch.linspace(0.0, radius, 8))\n"
+        "    def forward(self, x):\n        return {}\n"
+    )
+    value, env = returned(source.format(attribute))
+    assert is_configuration(value, env) is configuration
+
+
+@pytest.mark.parametrize(
     ("expression", "carries"),
     [
         # No gradient flows back through sizes, indices, truth values, integer casts and constants
@@ -322,6 +346,66 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         f"    grown = jnp.arange(3) * 1.0\n    grown *= s\n    return {expression}\n"
     )
     assert carries_gradient(value, env) is carries
+
+
+@pytest.mark.parametrize(
+    ("attribute", "carries"),
+    [
+        # torch records only what flows from a declared leaf: a module's attribute whose every
+        # stored value carries no gradient (a buffer of a grid) carries none (point 143).
+        ("self.grid", False),  # `register_buffer("grid", torch.linspace(...))`
+        ("self.knots", False),  # `torch.arange(n) * 0.5`, stored plainly
+        ("self.weight", True),  # `nn.Parameter(torch.ones(n))`: a leaf, though made of constants
+        ("self.frozen", False),  # `nn.Parameter(..., requires_grad=False)`
+        ("self.bias", True),  # `register_parameter("bias", nn.Parameter(...))`
+        ("self.tuned", True),  # a buffer made a leaf by `.requires_grad_()`
+        ("self.running", True),  # a buffer updated in place (`mul_`) by what `forward` is given
+        ("self.given", True),  # a buffer of what the constructor is given
+        ("self.named", True),  # `setattr(self, "named", given)`
+        ("self.unknown", True),  # never stored here: a base class may store anything
+    ],
+)
+def test_what_a_torch_module_attribute_carries(attribute: str, carries: bool) -> None:
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Basis(nn.Module):\n"
+        "    def __init__(self, n: int, cutoff: float, given, name):\n"
+        "        super().__init__()\n"
+        "        self.register_buffer('grid', torch.linspace(0.0, cutoff, n))\n"
+        "        self.knots = torch.arange(n) * 0.5\n"
+        "        self.weight = nn.Parameter(torch.ones(n))\n"
+        "        self.frozen = nn.Parameter(torch.ones(n), requires_grad=False)\n"
+        "        self.register_parameter('bias', nn.Parameter(torch.zeros(n)))\n"
+        "        self.register_buffer('tuned', torch.zeros(n))\n        self.tuned.requires_grad_()\n"
+        "        self.register_buffer('running', torch.zeros(n))\n"
+        "        self.register_buffer('given', given)\n"
+        "        self.named = torch.zeros(n)\n        setattr(self, 'named', given)\n"
+        "    def forward(self, x):\n        self.running.mul_(0.9).add_(x)\n        return {}\n"
+    )
+    value, env = returned(source.format(attribute))
+    assert carries_gradient(value, env) is carries
+
+
+def test_an_attribute_set_by_a_computed_name_is_not_known() -> None:
+    value, env = returned(
+        "import torch\nfrom torch import nn\nclass Basis(nn.Module):\n"
+        "    def __init__(self, n: int, name):\n        super().__init__()\n"
+        "        self.register_buffer('grid', torch.zeros(n))\n        setattr(self, name, torch.ones(n, requires_grad=True))\n"
+        "    def forward(self, x):\n        return self.grid\n"
+    )
+    assert carries_gradient(value, env) is True
+
+
+def test_a_module_attribute_carries_a_gradient_under_jax() -> None:
+    """JAX differentiates whatever arrays it is given, a module's too (`eqx.filter_grad`): an
+    attribute made of constants is still a leaf there."""
+    value, env = returned(
+        "import jax.numpy as jnp\nimport equinox as eqx\n"
+        "class Basis(eqx.Module):\n    grid: jnp.ndarray\n"
+        "    def __init__(self, n: int):\n        self.grid = jnp.linspace(0.0, 1.0, n)\n"
+        "    def __call__(self, x):\n        return self.grid\n"
+    )
+    assert carries_gradient(value, env) is True
 
 
 @pytest.mark.parametrize(

@@ -735,6 +735,34 @@ def test_a_loop_body_defined_in_a_function_is_that_function_s_own() -> None:
     assert [(f[0], f[1].row) for f in assert_same(source)] == [("NAN001", 12)]
 
 
+def test_the_methods_that_register_or_change_a_buffer_in_place_are_kept_with_its_reader() -> None:
+    # A buffer of a constant grid carries no gradient, unless another method makes it a leaf or
+    # changes it in place: every such method is read with the one that reads the buffer (point 143).
+    source = src('''
+        import torch
+        from torch import nn
+
+        class Basis(nn.Module):
+            def __init__(self, n: int):
+                super().__init__()
+                self.register_buffer("grid", torch.linspace(0.0, 1.0, n))
+
+            def tune(self):
+                self.grid.requires_grad_()
+
+            def log(self):
+                print(self.width)
+
+            def forward(self, x):
+                return x * torch.where(self.grid > 0, torch.sin(self.grid) / self.grid, 1.0)
+    ''')
+    text = kept_text(source)
+    assert "def __init__" in text and "def tune" in text and "def forward" in text
+    assert "def log" not in text
+    assert [(f[0], f[1].row) for f in assert_same(source)] == [("NAN001", 16)]  # a leaf after `tune`
+    assert assert_same(source.replace("self.grid.requires_grad_()", "pass")) == []
+
+
 def test_the_methods_that_store_an_attribute_a_kept_method_reads_are_kept_with_it() -> None:
     # `self.radius` is one Python number if every store of the class says so: the stores are read.
     source = src('''
@@ -774,6 +802,13 @@ def test_the_methods_that_store_an_attribute_a_kept_method_reads_are_kept_with_i
         ("x = self.a == 2", False),
         ("if self.a <= 2:", False),
         ("self.ab = 1", False),
+        # torch's other stores (point 143): a registration by name, `setattr`, an in-place method.
+        ("self.register_buffer('a', t)", True),
+        ('self.register_parameter("a", p)', True),
+        ("setattr(self, name, v)", True),
+        ("self.a.mul_(0.9).add_(x)", True),
+        ("self.register_buffer('ab', t)", False),
+        ("y = self.a.sum()", False),
     ],
 )
 def test_the_text_of_a_method_tells_whether_it_may_store_an_attribute(line: str, stores: bool) -> None:
@@ -795,7 +830,7 @@ def test_an_attribute_some_store_makes_an_array_is_read_from_all_its_stores_or_n
                 self.threshold = None
 
             def setup(self, values):
-                self.threshold = nn.Parameter(torch.tensor(values), requires_grad=False)
+                self.threshold = nn.Parameter(torch.tensor(values))
 
             def forward(self, x):
                 a = torch.pow(self.threshold / 0.5, 0.23)

@@ -19,7 +19,9 @@ from typing import Optional
 import libcst as cst
 
 from nanlint.analysis.names import Place, Scope, ScopeIndex, leaf_name
+from nanlint.analysis.syntax import argument_at, is_string, string_value
 from nanlint.analysis.tree import walk
+from nanlint.catalog.tables import ATTRIBUTE_REGISTRATIONS, IN_PLACE_SUFFIX
 
 # Methods whose first parameter is no instance: a static method's is an argument, a class
 # method's the class.
@@ -107,7 +109,40 @@ def _store(node: cst.CSTNode, receiver: str, attr: str) -> tuple[bool, Optional[
     if isinstance(node, (cst.For, cst.WithItem, cst.NamedExpr)):
         target = node.asname.name if isinstance(node, cst.WithItem) and node.asname is not None else getattr(node, "target", None)
         return target is not None and _holds(target, receiver, attr), None
+    if isinstance(node, cst.Call):
+        return _registered(node, receiver, attr)
     return False, None
+
+
+def _registered(call: cst.Call, receiver: str, attr: str) -> tuple[bool, Optional[cst.BaseExpression]]:
+    """`self.register_buffer("attr", v)` and `setattr(self, "attr", v)` store `v`. An in-place
+    method (`self.attr.mul_(m)`, `.requires_grad_()`) changes what it holds, and `setattr(self,
+    name, v)` may store into any attribute: stores of a value not known."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and _names(func.value, receiver, attr) and _in_place(func.attr.value):
+        return True, None
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == receiver:
+        spec = ATTRIBUTE_REGISTRATIONS.get(func.attr.value)
+        name = argument_at(call, spec[0]) if spec is not None else None
+        if name is None:
+            return False, None
+        if not is_string(name):
+            return True, None  # a name computed at run time: any attribute
+        return string_value(name) == attr, argument_at(call, spec[1])
+    if isinstance(func, cst.Name) and func.value == "setattr" and len(call.args) == 3 and _is_name(call.args[0].value, receiver):
+        name = call.args[1].value
+        if not is_string(name):
+            return True, None
+        return string_value(name) == attr, call.args[2].value
+    return False, None
+
+
+def _in_place(method: str) -> bool:
+    return method.endswith(IN_PLACE_SUFFIX) and not method.startswith("__")
+
+
+def _is_name(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def _names(target: cst.BaseExpression, receiver: str, attr: str) -> bool:

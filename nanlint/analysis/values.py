@@ -71,6 +71,7 @@ from nanlint.catalog.tables import (
     NO_GRADIENT_PATH_IN,
     NUMBER_BUILTINS,
     PAIRS_WITH_INDICES,
+    PARAMETER_CONSTRUCTORS,
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
     PYTHON_NUMBER_MODULES,
@@ -148,7 +149,8 @@ class Env(Protocol):
     def traces_python_numbers(self) -> bool:
         """Whether a parameter annotated `float` may hold a traced value here: under JAX it may
         (`jax.grad(f)(0.5)`); in a file that computes with torch alone it holds a Python number,
-        which autograd never records."""
+        which autograd never records (torch records only what flows from a declared leaf, a
+        Parameter or a tensor given `requires_grad`, where JAX differentiates any array given)."""
         ...
 
     def inlined(self, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -312,6 +314,10 @@ def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> boo
         attr = node.attr.value
         if env.qualified(node) is not None or CONSTANT_NAME.match(attr) or attr in METADATA_ATTRS:
             return False
+        if gradient and not env.traces_python_numbers() and (stores := env.attribute_stores(node)) is not None:
+            # torch records only what flows from a declared leaf (a Parameter): a module's
+            # attribute (a buffer) whose every stored value carries no gradient carries none.
+            return any(_data(value, here, depth + BINDING_COST, gradient) for value, here in stores)
         return _data(node.value, env, depth + 1, gradient)  # `finfo(x.dtype).eps` is no data; `self.scale` may be
     if isinstance(node, cst.Call):
         return _call_data(node, env, depth + 1, gradient)
@@ -383,7 +389,7 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
     if isinstance(node, cst.Attribute):  # `self.radius`, stored from `radius: float` in `__init__`
         stores = env.attribute_stores(node)
         return stores is not None and all(
-            is_configuration(value, here, depth + BINDING_COST) and not _builds_array(value, here, depth + BINDING_COST) for value, here in stores
+            is_configuration(value, here, depth + BINDING_COST) and not _module_leaf(value, here, depth + BINDING_COST) for value, here in stores
         )
     if isinstance(node, cst.Call) and is_builtin(node.func, SCALAR_CONVERSIONS, env):
         return True  # `float(cutoff)`: a Python number, whatever it converts (a tracer cannot be)
@@ -396,6 +402,15 @@ def is_configuration(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool
             return fill is not None and is_configuration(fill, env, depth + 1)
         return all(is_configuration(arg.value, env, depth + 1) for arg in node.args)
     return False
+
+
+def _module_leaf(node: cst.BaseExpression, env: Env, depth: int) -> bool:
+    """Whether a value stored in a module's attribute may be one of its differentiated leaves: under
+    JAX any array is (`_builds_array`); torch differentiates only what carries a gradient (a
+    Parameter), not a buffer of a number (`torch.tensor(radius)`)."""
+    if env.traces_python_numbers():
+        return _builds_array(node, env, depth)
+    return _data(node, env, depth, gradient=True)
 
 
 def _builds_array(node: cst.BaseExpression, env: Env, depth: int) -> bool:
@@ -497,13 +512,16 @@ def _is_dtype_keyword(arg: cst.Arg) -> bool:
 
 
 def is_gradient_leaf(call: cst.Call, method: Optional[str]) -> bool:
-    """torch: a tensor made to receive a gradient of its own (`requires_grad=True`, `.requires_grad_()`)."""
+    """torch: a tensor made to receive a gradient of its own (`requires_grad=True`, `.requires_grad_()`,
+    a `Parameter` unless given `requires_grad=False`)."""
     if method in REQUIRES_GRAD_METHODS:
         return True
-    return any(
-        arg.keyword is not None and arg.keyword.value == REQUIRES_GRAD_KEYWORD and isinstance(arg.value, cst.Name) and arg.value.value == "True"
-        for arg in call.args
+    asked = next(
+        (arg.value.value for arg in call.args if arg.keyword is not None and arg.keyword.value == REQUIRES_GRAD_KEYWORD and isinstance(arg.value, cst.Name)), None
     )
+    if leaf_name(call.func) in PARAMETER_CONSTRUCTORS:
+        return asked != "False"
+    return asked == "True"
 
 
 def cuts_gradient(call: cst.Call, leaf: Optional[str], qualified: Optional[str], env: Env) -> bool:

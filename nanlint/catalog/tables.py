@@ -1266,6 +1266,19 @@ VARYING_CONSTRUCTORS = RANGES | frozenset({"linspace", "logspace", "geomspace", 
 # whatever it was made of.
 REQUIRES_GRAD_KEYWORD = "requires_grad"
 REQUIRES_GRAD_METHODS = frozenset({"requires_grad_"})
+# torch's parameters, by last name: a module's learnable leaves, whatever they are made of
+# (`nn.Parameter(torch.ones(3))`).
+PARAMETER_CONSTRUCTORS = frozenset({"Parameter", "UninitializedParameter", "ParameterList", "ParameterDict"})
+# torch's in-place methods end in `_` (`x.mul_(m)`, `x.requires_grad_()`): they change the value
+# their receiver holds.
+IN_PLACE_SUFFIX = "_"
+# torch.nn.Module methods that store a value into an attribute of the module, by name -> the
+# positions and keywords of the attribute's name and of the value (`self.register_buffer("k", t)`
+# makes `self.k`).
+ATTRIBUTE_REGISTRATIONS: dict[str, tuple[Arg, Arg]] = {
+    "register_buffer": (Arg(0, ("name",)), Arg(1, ("tensor",))),
+    "register_parameter": (Arg(0, ("name",)), Arg(1, ("param",))),
+}
 # Python's own: `for i in range(n)` takes integers (an integer power of one is smooth).
 PYTHON_RANGES = frozenset({"range"})
 # Annotations of a parameter that holds a Python integer.

@@ -423,7 +423,7 @@ class _Plan:
                     if member.start not in kept
                     and read
                     and may_store(member.text(self.source), read)
-                    and receiver_stores(member.statements(self.source) or []) & read
+                    and receiver_stores(member.statements(self.source) or [], read)
                 ]
                 pieces += added
             pieces.sort(key=lambda piece: piece.start)

@@ -87,6 +87,13 @@ class WhereBranchSingularOp(Rule):
             "        self.p = torch.tensor(p)\n        self.p = self.p.to(device)\n"
             "    def icdf(self, q):\n        return torch.where(q < self.p, q / self.p, 1.0)\n"
         ),
+        # torch records only what flows from a declared leaf: a buffer of a constant grid carries no
+        # gradient, so the sinc of it sends none back (point 143).
+        Valid(
+            "import torch\nfrom torch import nn\nclass Basis(nn.Module):\n    def __init__(self, n: int, cutoff: float):\n"
+            "        super().__init__()\n        self.register_buffer('grid', torch.linspace(0.0, cutoff, n))\n"
+            "    def forward(self, x):\n        g = self.grid\n        return x * torch.where(g > 0, torch.sin(g) / g, torch.ones_like(g))\n"
+        ),
         # MXNet's `broadcast_greater` is `>` (point 132): where `y > 20` leaves the branch unselected,
         # `expm1(y)` is far from 0 (its overflow is NAN004's).
         Valid("def f(F, y):\n    return F.where(F.broadcast_greater(y, 20.0), y, F.log(F.expm1(y)))\n"),
@@ -670,6 +677,23 @@ class WhereBranchSingularOp(Rule):
         Invalid("import tensorflow as tf\ndef f(x):\n    return tf.where(x > 0, tf.math.log(tf.nn.relu(x)), 0.0)\n", line=3),
         Invalid("import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 0.5, jnp.arccos(jax.nn.relu(x)), 0.0)\n", line=4),
         Invalid("import jax\nimport jax.numpy as jnp\ndef f(x, y):\n    return jnp.where(y > 0, x / jax.nn.relu(y), 0.0)\n", line=4),
+        # ... but a Parameter is a leaf, whatever it is made of, and so is a buffer given
+        # `.requires_grad_()` (point 143).
+        Invalid(
+            "import torch\nfrom torch import nn\nclass Basis(nn.Module):\n    def __init__(self, n: int):\n"
+            "        super().__init__()\n        self.grid = nn.Parameter(torch.linspace(0.0, 1.0, n))\n"
+            "    def forward(self, x):\n        g = self.grid\n        return x * torch.where(g > 0, torch.sin(g) / g, torch.ones_like(g))\n",
+            line=9,
+            fixed="import torch\nfrom torch import nn\nclass Basis(nn.Module):\n    def __init__(self, n: int):\n"
+            "        super().__init__()\n        self.grid = nn.Parameter(torch.linspace(0.0, 1.0, n))\n"
+            "    def forward(self, x):\n        g = self.grid\n        return x * torch.where(g > 0, torch.sin(g) / torch.where(g > 0, g, 1.0), torch.ones_like(g))\n",
+        ),
+        Invalid(
+            "import torch\nfrom torch import nn\nclass Basis(nn.Module):\n    def __init__(self, n: int):\n"
+            "        super().__init__()\n        self.register_buffer('grid', torch.linspace(0.0, 1.0, n))\n        self.grid.requires_grad_()\n"
+            "    def forward(self, x):\n        g = self.grid\n        return x * torch.where(g > 0, torch.sin(g) / g, torch.ones_like(g))\n",
+            line=10,
+        ),
         # A straight-line helper of the file computes its ops on the call's arguments (point 112):
         # `_pade` divides by `x2`, 0 at `x == 0`, where its branch is not selected. The fix is the
         # author's to place (in the helper, or on what the call passes): it is display-only.
