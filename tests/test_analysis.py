@@ -23,6 +23,7 @@ from nanlint.analysis.values import (
 )
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.lookup import Catalog
+from nanlint.check import Checker
 from nanlint.config.settings import Settings
 
 
@@ -230,25 +231,9 @@ def test_what_a_class_stores_in_an_attribute_bounds_its_values(attribute: str, l
     assert constant_value(value, env) == (low if low == high else None)
 
 
-@pytest.mark.parametrize(
-    ("attribute", "configuration"),
-    [
-        # What a method's class stores into `self.attr`, every store: Python numbers or not.
-        ("self.radius", True),  # `radius: float`
-        ("self.half", True),  # `self.radius / 2`
-        ("self.size", True),  # `float(size)`: a Python number whatever `size` is
-        ("self.root", True),  # `math.sqrt(radius)`
-        ("self.weight", False),  # `nnx.Param(1.0)`: a trainable leaf made of a Python number
-        ("self.scale", False),  # `jnp.asarray(radius)`: an array, a module's parameter
-        ("self.steps", False),  # `self.steps += 1`: not one known value
-        ("self.pair", False),  # stored by unpacking
-        ("self.mixed", False),  # one of its stores is data
-        ("self.unknown", False),  # never stored here: a base class may store anything
-        ("other.radius", False),  # not the receiver's
-    ],
-)
-def test_what_a_class_stores_in_an_attribute_is_configuration(attribute: str, configuration: bool) -> None:
-    source = (
+# A JAX module (its arrays are leaves) and a torch module (its buffers are not), storing attributes.
+_STORING_CLASSES = {
+    "jax": (
         "import math\nimport jax.numpy as jnp\nfrom flax import nnx\n"
         "class Layer:\n"
         "    def __init__(self, radius: float, size, x):\n"
@@ -257,23 +242,8 @@ def test_what_a_class_stores_in_an_attribute_is_configuration(attribute: str, co
         "        self.steps = 0\n        self.pair, self.rest = radius, radius\n        self.mixed = radius\n"
         "    def step(self, x):\n        self.steps += 1\n        self.mixed = x\n"
         "    def __call__(self, x, other):\n        return {}\n"
-    )
-    value, env = returned(source.format(attribute))
-    assert is_configuration(value, env) is configuration
-
-
-@pytest.mark.parametrize(
-    ("attribute", "configuration"),
-    [
-        # torch differentiates only declared leaves: a buffer of one Python number is that number
-        # for every element, a Parameter made of it is a leaf (point 143).
-        ("self.radius", True),  # `register_buffer("radius", torch.tensor(radius))`
-        ("self.weight", False),  # `nn.Parameter(torch.tensor(radius))`
-        ("self.grid", False),  # `torch.linspace(0, radius, 8)`: numbers that differ element by element
-    ],
-)
-def test_a_torch_buffer_of_a_number_is_configuration(attribute: str, configuration: bool) -> None:
-    source = (
+    ),
+    "torch": (
         "import torch\nfrom torch import nn\n"
         "class Cutoff(nn.Module):\n"
         "    def __init__(self, radius: float):\n        super().__init__()\n"
@@ -281,8 +251,34 @@ def test_a_torch_buffer_of_a_number_is_configuration(attribute: str, configurati
         "        self.weight = nn.Parameter(torch.tensor(radius))\n"
         "        self.register_buffer('grid', torch.linspace(0.0, radius, 8))\n"
         "    def forward(self, x):\n        return {}\n"
-    )
-    value, env = returned(source.format(attribute))
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "attribute", "configuration"),
+    [
+        # What a method's class stores into `self.attr`, every store: Python numbers or not.
+        ("jax", "self.radius", True),  # `radius: float`
+        ("jax", "self.half", True),  # `self.radius / 2`
+        ("jax", "self.size", True),  # `float(size)`: a Python number whatever `size` is
+        ("jax", "self.root", True),  # `math.sqrt(radius)`
+        ("jax", "self.weight", False),  # `nnx.Param(1.0)`: a trainable leaf made of a Python number
+        ("jax", "self.scale", False),  # `jnp.asarray(radius)`: an array, a module's parameter
+        ("jax", "self.steps", False),  # `self.steps += 1`: not one known value
+        ("jax", "self.pair", False),  # stored by unpacking
+        ("jax", "self.mixed", False),  # one of its stores is data
+        ("jax", "self.unknown", False),  # never stored here: a base class may store anything
+        ("jax", "other.radius", False),  # not the receiver's
+        # torch differentiates only declared leaves: a buffer of one Python number is that number
+        # for every element, a Parameter made of it is a leaf (point 143).
+        ("torch", "self.radius", True),  # `register_buffer("radius", torch.tensor(radius))`
+        ("torch", "self.weight", False),  # `nn.Parameter(torch.tensor(radius))`
+        ("torch", "self.grid", False),  # `torch.linspace(0, radius, 8)`: numbers that differ element by element
+    ],
+)
+def test_what_a_class_stores_in_an_attribute_is_configuration(module: str, attribute: str, configuration: bool) -> None:
+    value, env = returned(_STORING_CLASSES[module].format(attribute))
     assert is_configuration(value, env) is configuration
 
 
@@ -630,6 +626,43 @@ def test_what_a_comparison_with_a_range_says(condition: str, values, if_true, if
     value, env = returned(f"import jax.numpy as jnp\nfrom lib import get_epsilon\ndef f(x, y, eps):\n    return {condition}\n")
     region = region_of(value, "x", env)
     assert (region.values, region.if_true, region.if_false) == (values, if_true, if_false) if values is not None else region is None
+
+
+@pytest.mark.parametrize(
+    ("condition", "truth", "low", "high"),
+    [
+        # A comparison of two expressions bounds their quotient where the denominator is never
+        # negative (point 144): `q > t` makes `q / t` above 1, or +inf at `t == 0`.
+        ("q > t", True, 1.0, INF),
+        ("q <= t", False, 1.0, INF),
+        ("t < q", True, 1.0, INF),
+        ("q < t", True, -INF, 1.0),
+        # `q >= t` may hold at `q == t == 0`, where `q / t` is NaN: no more than the signs say
+        # unless `t > 0`.
+        ("q >= t", True, 0.0, INF),
+        ("q >= p", True, 1.0, INF),  # `p = t + 1` is at least 1
+        ("q > s", True, -INF, INF),  # `s` may be negative: `q > s` says nothing of `q / s`
+    ],
+)
+def test_a_comparison_bounds_the_quotient_of_its_sides(condition: str, truth: bool, low: float, high: float) -> None:
+    denominator = "p" if "p" in condition else "s" if " s" in condition else "t"
+    source = f"import jax.numpy as jnp\ndef f(q, k, s):\n    t = k**2 / (1 + k**2)\n    p = t + 1\n    return q / {denominator}\n"
+    value, env = returned(source)
+    cond, _ = returned(f"def f(q, t, p, s):\n    return {condition}\n")
+    reach = value_range(value, env.assuming(cond, truth))
+    assert (reach.lo, reach.hi) == (low, high)
+
+
+def test_a_quotient_above_one_keeps_a_log_off_its_pole() -> None:
+    # numpyro's AsymmetricLaplace.icdf shape: where `q <= temp` leaves the log unselected, `q / temp`
+    # is above 1 (or +inf), and log's derivative there is finite. The division itself is reported:
+    # at `k == 0`, `temp` is 0 where the branch is not selected.
+    source = (
+        "import jax.numpy as jnp\ndef icdf(q, k):\n    temp = k**2 / (1 + k**2)\n"
+        "    return jnp.where(q <= temp, jnp.log(q / temp), 0.0)\n"
+    )
+    result = Checker(Settings(select=["ALL"])).check_source(source, "example.py")
+    assert [(d.code, d.op) for d in result.diagnostics] == [("NAN001", "divide")]
 
 
 def test_affine_bases_map_a_leak_domain_to_the_variable() -> None:

@@ -14,7 +14,7 @@ import libcst as cst
 
 from nanlint.analysis.syntax import COMPARISON_SYMBOLS, arguments
 from nanlint.analysis.tree import walk
-from nanlint.analysis.values import Env, assigned, constant_value, is_builtin, pinned_values, value_range
+from nanlint.analysis.values import Env, assigned, constant_value, is_builtin, pinned_values, quotient_key, value_range
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.tables import ABSOLUTE_VALUES, COMPARISON_FUNCTIONS, NAN_TEST_LEAVES
 
@@ -34,6 +34,7 @@ _COMPARE: dict[type, Selector] = {
 # MXNet's F.broadcast_lesser: the catalog's COMPARISON_FUNCTIONS), as the operators they compute.
 _OPERATORS: dict[str, type] = {symbol: operator for operator, symbol in COMPARISON_SYMBOLS.items()}
 _COMPARE_FUNCTIONS: dict[str, type] = {name: _OPERATORS[symbol] for name, symbol in COMPARISON_FUNCTIONS.items()}
+_ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 _MIRROR = {
     cst.GreaterThan: cst.LessThan,
     cst.GreaterThanEqual: cst.LessThanEqual,
@@ -313,8 +314,27 @@ def _compare(left, operator: type, right, var: str, env: Env) -> Optional[Region
             return _certain(_COMPARE[mirrored](0.0))
         if var == f"{env.code(left)} - {env.code(right)}":
             return _certain(_COMPARE[_MIRROR[mirrored]](0.0))
+        ratio = _ratio(left, operator, right, var, env)
+        if ratio is not None:
+            return ratio
         return _against_range(left, operator, right, var, env)
     return _certain(_compared_values(subject, mirrored, constant, var, env))
+
+
+def _ratio(left, operator: type, right, var: str, env: Env) -> Optional[Region]:
+    """`a > b` says `a / b > 1` where `b` is never negative: for `b > 0` it is the comparison
+    divided by `b`, and at `b == 0` it makes `a` positive and `a / b` +inf. A side that admits
+    `a == b` may hold at `0 / 0`, NaN, unless `b` is above 0: there it says nothing for certain."""
+    for numerator, denominator, op in ((left, right, operator), (right, left, _MIRROR[operator])):
+        if op not in _ORDERINGS or var != quotient_key(numerator, denominator, env):
+            continue
+        below = value_range(denominator, env.unconditioned())
+        if below.lo < 0:
+            return None
+        positive = below.lo > 0 or not below.lo_closed
+        admits_equal = op in (cst.LessThanEqual, cst.GreaterThanEqual)
+        return Region(_COMPARE[op](1.0), positive or not admits_equal, positive or admits_equal)
+    return None
 
 
 def _certain(values: Optional[IntervalSet]) -> Optional[Region]:
