@@ -359,6 +359,11 @@ def test_what_carries_a_gradient(expression: str, carries: bool) -> None:
         ("self.given", True),  # a buffer of what the constructor is given
         ("self.named", True),  # `setattr(self, "named", given)`
         ("self.unknown", True),  # never stored here: a base class may store anything
+        ("self.size", False),  # `n: int`, a Python number
+        ("self.ratio", False),  # `float(cutoff)`
+        # A module built of numbers owns Parameters: its weights are leaves.
+        ("self.layer.weight", True),
+        ("self.layers[0].weight", True),
     ],
 )
 def test_what_a_torch_module_attribute_carries(attribute: str, carries: bool) -> None:
@@ -376,6 +381,8 @@ def test_what_a_torch_module_attribute_carries(attribute: str, carries: bool) ->
         "        self.register_buffer('running', torch.zeros(n))\n"
         "        self.register_buffer('given', given)\n"
         "        self.named = torch.zeros(n)\n        setattr(self, 'named', given)\n"
+        "        self.layer = nn.Linear(n, n)\n        self.layers = nn.ModuleList([nn.Linear(n, n)])\n"
+        "        self.size = n\n        self.ratio = float(cutoff)\n"
         "    def forward(self, x):\n        self.running.mul_(0.9).add_(x)\n        return {}\n"
     )
     value, env = returned(source.format(attribute))

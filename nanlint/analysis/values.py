@@ -66,6 +66,7 @@ from nanlint.catalog.tables import (
     LOWER_KEYWORDS,
     LOWER_REDUCTIONS,
     METADATA_ATTRS,
+    MODULE_NAMESPACE,
     NEGATIONS,
     NO_GRADIENT_PATH,
     NO_GRADIENT_PATH_IN,
@@ -91,6 +92,8 @@ from nanlint.catalog.tables import (
     SUMS,
     SUM_METHODS,
     TANGENTS,
+    TENSOR_FUNCTION_NAMESPACES,
+    TENSOR_LIBRARY,
     TORCH_PAIRS_WITH_INDICES,
     TORCH_PAIRS_WITH_INDICES_ALONG_A_DIM,
     UPPER_CLAMPS,
@@ -314,9 +317,9 @@ def _data(node: cst.BaseExpression, env: Env, depth: int, gradient: bool) -> boo
         attr = node.attr.value
         if env.qualified(node) is not None or CONSTANT_NAME.match(attr) or attr in METADATA_ATTRS:
             return False
-        if gradient and not env.traces_python_numbers() and (stores := env.attribute_stores(node)) is not None:
+        if gradient and not env.traces_python_numbers() and (stores := _tensor_stores(node, env, depth)) is not None:
             # torch records only what flows from a declared leaf (a Parameter): a module's
-            # attribute (a buffer) whose every stored value carries no gradient carries none.
+            # attribute (a buffer) whose every stored tensor carries no gradient carries none.
             return any(_data(value, here, depth + BINDING_COST, gradient) for value, here in stores)
         return _data(node.value, env, depth + 1, gradient)  # `finfo(x.dtype).eps` is no data; `self.scale` may be
     if isinstance(node, cst.Call):
@@ -408,9 +411,70 @@ def _module_leaf(node: cst.BaseExpression, env: Env, depth: int) -> bool:
     """Whether a value stored in a module's attribute may be one of its differentiated leaves: under
     JAX any array is (`_builds_array`); torch differentiates only what carries a gradient (a
     Parameter), not a buffer of a number (`torch.tensor(radius)`)."""
+    if not _builds_array(node, env, depth):
+        return False
     if env.traces_python_numbers():
-        return _builds_array(node, env, depth)
-    return _data(node, env, depth, gradient=True)
+        return True
+    return not _is_tensor(node, env, depth) or _data(node, env, depth, gradient=True)
+
+
+def _is_python_number(node: cst.BaseExpression, env: Env) -> bool:
+    """A parameter annotated as a Python number (`n: int`), or what Python's number builtins and
+    `math` make."""
+    if isinstance(node, cst.Name):
+        binding = sole_binding(node, env)
+        return binding is not None and binding.parameter and binding.annotation in SCALAR_ANNOTATIONS | ANNOTATIONS_WITHOUT_GRADIENT
+    if not isinstance(node, cst.Call):
+        return False
+    qualified = env.qualified(node.func)
+    if qualified is not None:
+        return qualified.split(".")[0] in PYTHON_NUMBER_MODULES
+    return is_builtin(node.func, NUMBER_BUILTINS | SCALAR_CONVERSIONS, env)
+
+
+def _tensor_stores(node: cst.Attribute, env: Env, depth: int) -> Optional[list[tuple[cst.BaseExpression, Env]]]:
+    """What the class stores into `self.attr`, when every stored value is a tensor (or None, or a
+    number), not an object that may own Parameters."""
+    stores = env.attribute_stores(node)
+    if stores is None or not all(_is_tensor(value, here, depth + BINDING_COST) for value, here in stores):
+        return None
+    return stores
+
+
+def _is_tensor(node: cst.BaseExpression, env: Env, depth: int) -> bool:
+    """torch: a value that is a tensor, None or a Python number, as what makes it says
+    (`torch.linspace(0, 1, n)`, `torch.tensor(r).float()`, `2 * t`, `n: int`, `float(r)`): not a
+    module (`nn.Linear(3, 4)`, whose weights are Parameters, though made of numbers), nor anything
+    else nanlint cannot tell."""
+    if depth > _MAX_NESTING:
+        return False
+    if is_none(node) or is_number(node) or _is_python_number(node, env):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return _is_tensor(node.expression, env, depth + 1)
+    if isinstance(node, cst.BinaryOperation):
+        return _is_tensor(node.left, env, depth + 1) and _is_tensor(node.right, env, depth + 1)
+    if isinstance(node, cst.Subscript):
+        return _is_tensor(node.value, env, depth + 1)
+    if isinstance(node, cst.Name) and (value := assigned(node, env)) is not None:
+        return _is_tensor(value[0], value[1], depth + BINDING_COST)
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in METADATA_ATTRS  # `x.shape`: sizes
+    if not isinstance(node, cst.Call):
+        return False
+    qualified = env.qualified(node.func)
+    if qualified is not None:
+        return qualified.split(".")[0] == TENSOR_LIBRARY and not _builds_module(qualified, leaf_name(node.func))
+    # A tensor's method (`t.float()`, `t.to(device)`) makes a tensor.
+    return isinstance(node.func, cst.Attribute) and _is_tensor(node.func.value, env, depth + 1)
+
+
+def _builds_module(qualified: str, leaf: Optional[str]) -> bool:
+    """`torch.nn.Linear`, `torch.nn.ModuleList`: a module, whose weights are Parameters (a Parameter
+    itself is a tensor; `torch.nn.functional.relu` makes one)."""
+    module = qualified.rpartition(".")[0]
+    inside = module == MODULE_NAMESPACE or module.startswith(MODULE_NAMESPACE + ".")
+    return inside and leaf not in PARAMETER_CONSTRUCTORS and not any(module == n or module.startswith(n + ".") for n in TENSOR_FUNCTION_NAMESPACES)
 
 
 def _builds_array(node: cst.BaseExpression, env: Env, depth: int) -> bool:

@@ -1269,6 +1269,12 @@ REQUIRES_GRAD_METHODS = frozenset({"requires_grad_"})
 # torch's parameters, by last name: a module's learnable leaves, whatever they are made of
 # (`nn.Parameter(torch.ones(3))`).
 PARAMETER_CONSTRUCTORS = frozenset({"Parameter", "UninitializedParameter", "ParameterList", "ParameterDict"})
+# The library whose functions make tensors (`torch.linspace`), and its namespace of modules, which
+# own Parameters though built of numbers (`torch.nn.Linear(3, 4)`, `torch.nn.modules.linear.Linear`):
+# a value made there is no tensor, but for its functions' namespaces (`torch.nn.functional.relu`).
+TENSOR_LIBRARY = "torch"
+MODULE_NAMESPACE = "torch.nn"
+TENSOR_FUNCTION_NAMESPACES = frozenset({"torch.nn.functional", "torch.nn.init"})
 # torch's in-place methods end in `_` (`x.mul_(m)`, `x.requires_grad_()`): they change the value
 # their receiver holds.
 IN_PLACE_SUFFIX = "_"

@@ -678,7 +678,13 @@ class WhereBranchSingularOp(Rule):
         Invalid("import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 0.5, jnp.arccos(jax.nn.relu(x)), 0.0)\n", line=4),
         Invalid("import jax\nimport jax.numpy as jnp\ndef f(x, y):\n    return jnp.where(y > 0, x / jax.nn.relu(y), 0.0)\n", line=4),
         # ... but a Parameter is a leaf, whatever it is made of, and so is a buffer given
-        # `.requires_grad_()` (point 143).
+        # `.requires_grad_()`, or a module's weight (point 143).
+        Invalid(
+            "import torch\nfrom torch import nn\nclass Gate(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.layer = nn.Linear(3, 3)\n"
+            "    def forward(self, x):\n        w = self.layer.weight\n        return x @ torch.where(w > 0, torch.log(w), 0.0)\n",
+            line=9,
+        ),
         Invalid(
             "import torch\nfrom torch import nn\nclass Basis(nn.Module):\n    def __init__(self, n: int):\n"
             "        super().__init__()\n        self.grid = nn.Parameter(torch.linspace(0.0, 1.0, n))\n"
