@@ -21,7 +21,7 @@ import libcst as cst
 from nanlint.analysis.names import Place, Scope, ScopeIndex, leaf_name
 from nanlint.analysis.syntax import argument_at, is_string, string_value
 from nanlint.analysis.tree import walk
-from nanlint.catalog.tables import ATTRIBUTE_REGISTRATIONS, IN_PLACE_SUFFIX
+from nanlint.catalog.tables import ATTRIBUTE_REGISTRATIONS, is_in_place
 
 # Methods whose first parameter is no instance: a static method's is an argument, a class
 # method's the class.
@@ -119,7 +119,7 @@ def _registered(call: cst.Call, receiver: str, attr: str) -> tuple[bool, Optiona
     method (`self.attr.mul_(m)`, `.requires_grad_()`) changes what it holds, and `setattr(self,
     name, v)` may store into any attribute: stores of a value not known."""
     func = call.func
-    if isinstance(func, cst.Attribute) and _names(func.value, receiver, attr) and _in_place(func.attr.value):
+    if isinstance(func, cst.Attribute) and _names(func.value, receiver, attr) and is_in_place(func.attr.value):
         return True, None
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == receiver:
         spec = ATTRIBUTE_REGISTRATIONS.get(func.attr.value)
@@ -135,10 +135,6 @@ def _registered(call: cst.Call, receiver: str, attr: str) -> tuple[bool, Optiona
             return True, None
         return string_value(name) == attr, call.args[2].value
     return False, None
-
-
-def _in_place(method: str) -> bool:
-    return method.endswith(IN_PLACE_SUFFIX) and not method.startswith("__")
 
 
 def _is_name(node: cst.BaseExpression, name: str) -> bool:

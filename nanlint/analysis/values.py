@@ -418,23 +418,9 @@ def _module_leaf(node: cst.BaseExpression, env: Env, depth: int) -> bool:
     return not _is_tensor(node, env, depth) or _data(node, env, depth, gradient=True)
 
 
-def _is_python_number(node: cst.BaseExpression, env: Env) -> bool:
-    """A parameter annotated as a Python number (`n: int`), or what Python's number builtins and
-    `math` make."""
-    if isinstance(node, cst.Name):
-        binding = sole_binding(node, env)
-        return binding is not None and binding.parameter and binding.annotation in SCALAR_ANNOTATIONS | ANNOTATIONS_WITHOUT_GRADIENT
-    if not isinstance(node, cst.Call):
-        return False
-    qualified = env.qualified(node.func)
-    if qualified is not None:
-        return qualified.split(".")[0] in PYTHON_NUMBER_MODULES
-    return is_builtin(node.func, NUMBER_BUILTINS | SCALAR_CONVERSIONS, env)
-
-
 def _tensor_stores(node: cst.Attribute, env: Env, depth: int) -> Optional[list[tuple[cst.BaseExpression, Env]]]:
-    """What the class stores into `self.attr`, when every stored value is a tensor (or None, or a
-    number), not an object that may own Parameters."""
+    """What the class stores into `self.attr`, when every stored value is a tensor (or what no
+    library call builds), not an object that may own Parameters."""
     stores = env.attribute_stores(node)
     if stores is None or not all(_is_tensor(value, here, depth + BINDING_COST) for value, here in stores):
         return None
@@ -442,13 +428,13 @@ def _tensor_stores(node: cst.Attribute, env: Env, depth: int) -> Optional[list[t
 
 
 def _is_tensor(node: cst.BaseExpression, env: Env, depth: int) -> bool:
-    """torch: a value that is a tensor, None or a Python number, as what makes it says
-    (`torch.linspace(0, 1, n)`, `torch.tensor(r).float()`, `2 * t`, `n: int`, `float(r)`): not a
-    module (`nn.Linear(3, 4)`, whose weights are Parameters, though made of numbers), nor anything
-    else nanlint cannot tell."""
+    """torch: a value that is a tensor, as what makes it says (`torch.linspace(0, 1, n)`,
+    `torch.tensor(r).float()`, `2 * t`), or that no library call builds (`n: int`, `float(r)`,
+    None): not a module (`nn.Linear(3, 4)`, whose weights are Parameters, though made of numbers),
+    nor anything else nanlint cannot tell."""
     if depth > _MAX_NESTING:
         return False
-    if is_none(node) or is_number(node) or _is_python_number(node, env):
+    if not _builds_array(node, env, depth):
         return True
     if isinstance(node, cst.UnaryOperation):
         return _is_tensor(node.expression, env, depth + 1)

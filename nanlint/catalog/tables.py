@@ -1278,6 +1278,13 @@ TENSOR_FUNCTION_NAMESPACES = frozenset({"torch.nn.functional", "torch.nn.init"})
 # torch's in-place methods end in `_` (`x.mul_(m)`, `x.requires_grad_()`): they change the value
 # their receiver holds.
 IN_PLACE_SUFFIX = "_"
+
+
+def is_in_place(method: str) -> bool:
+    """Whether a method, by its name, changes its receiver in place (a dunder is no such method)."""
+    return method.endswith(IN_PLACE_SUFFIX) and not method.startswith("__")
+
+
 # torch.nn.Module methods that store a value into an attribute of the module, by name -> the
 # positions and keywords of the attribute's name and of the value (`self.register_buffer("k", t)`
 # makes `self.k`).

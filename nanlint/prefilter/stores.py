@@ -10,7 +10,7 @@ import ast
 import re
 from typing import Iterator
 
-from nanlint.catalog.tables import ATTRIBUTE_REGISTRATIONS, IN_PLACE_SUFFIX
+from nanlint.catalog.tables import ATTRIBUTE_REGISTRATIONS, is_in_place
 
 
 # What a store into `.name` looks like in text, on its line: an `=` after it that is no comparison
@@ -71,7 +71,7 @@ def _called_store(call: ast.Call, receiver: str, read: set[str]) -> set[str]:
     """What a call stores into: `self.a.mul_(m)` and `self.register_buffer("a", t)` into `a`,
     `setattr(self, name, v)` into any attribute."""
     func = call.func
-    if isinstance(func, ast.Attribute) and _of_receiver(func.value, receiver) and func.attr.endswith(IN_PLACE_SUFFIX):
+    if isinstance(func, ast.Attribute) and _of_receiver(func.value, receiver) and is_in_place(func.attr):
         return {func.value.attr}
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == receiver and func.attr in ATTRIBUTE_REGISTRATIONS:
         return _named(call.args[0] if call.args else None, read)
