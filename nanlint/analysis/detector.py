@@ -10,7 +10,7 @@ a fix or a verification needs.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Iterator, NamedTuple, Optional
+from typing import Callable, Iterator, NamedTuple, Optional, TypeVar
 
 import libcst as cst
 
@@ -110,6 +110,9 @@ OPERATORS = {cst.Divide: "/", cst.Modulo: "%", cst.Power: "**", cst.Multiply: "*
 _FILLS = frozenset({"full_like", "full", "fill", "constant", "broadcast_to", "convert_to_tensor", "asarray", "tensor"})
 
 
+T = TypeVar("T")
+
+
 class _Env:
     """Bindings and qualified names as seen from one place in one scope; and, where a question is
     asked about the elements an outer select does not take, the truth of its condition there."""
@@ -137,6 +140,13 @@ class _Env:
         `_implied`, for the wheres they decide; and as a region, for the values it bounds)."""
         assumed = {**self.assumed, **_implied(cond, truth, self)}
         return _Env(self.detector, self.scope, self.place, assumed, (*self.regions, (cond, truth)), self.pinned)
+
+    def remembered(self, key: tuple, compute: Callable[[], T]) -> T:
+        memo = self.detector.remembered
+        key = (*key, self.scope, self.place)
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
 
     def unconditioned(self) -> "_Env":
         return _Env(self.detector, self.scope, self.place, self.assumed, (), self.pinned)
@@ -240,6 +250,7 @@ class Detector:
         self.never_differentiated = never_differentiated
         self.jvp_rules = jvp_rules
         self._code_cache: dict[int, str] = {}
+        self.remembered: dict[tuple, object] = {}  # _Env.remembered: answers by question and place
         self._inlined: dict[int, Optional[cst.BaseExpression]] = {}
         self._helper_sources = helpers or {}
         self._helpers: dict[str, Optional[cst.FunctionDef]] = {}

@@ -78,6 +78,9 @@ class Scope:
     # Names a relative import binds here (`from ..backend import backend`), and where: they bind
     # nothing nanlint can resolve, unless used as an array namespace is.
     relative_imports: dict[str, Place] = field(default_factory=dict)
+    # (name, place) -> bindings_reaching's answer: asked again by every value question about a use,
+    # and fixed once the index is built (only binding_at is asked while it is).
+    reaching: dict[tuple[str, Place], list[Binding]] = field(default_factory=dict)
 
     def bind(self, binding: Binding) -> None:
         self.bindings.setdefault(binding.name, []).append(binding)
@@ -472,6 +475,13 @@ def bindings_reaching(scope: Scope, name: str, at: Place) -> list[Binding]:
     """Every binding of `name` that may be the one seen at `at`: the latest before it (as
     `binding_at` finds it), and, while that one sits in a branch, loop or `try` that `at` is outside
     of (`if not backprop: h = stop_gradient(h)`), the ones before it, up to one that always runs."""
+    known = scope.reaching.get((name, at))
+    if known is None:
+        known = scope.reaching[(name, at)] = _bindings_reaching(scope, name, at)
+    return known
+
+
+def _bindings_reaching(scope: Scope, name: str, at: Place) -> list[Binding]:
     for candidate in scope.lookup_chain():
         bindings = candidate.bindings.get(name)
         if not bindings:

@@ -17,7 +17,7 @@ import collections
 import functools
 import math
 import re
-from typing import NamedTuple, Optional, Protocol
+from typing import Callable, NamedTuple, Optional, Protocol, TypeVar
 
 import libcst as cst
 
@@ -108,6 +108,7 @@ from nanlint.limits import BINDING_COST, MAX_DEPTH
 # `depth`, in the questions below, is how far a question has looked (limits.BINDING_COST): as many
 # bindings as MAX_DEPTH, and the levels of the expressions they hold.
 _MAX_NESTING = (MAX_DEPTH + 1) * BINDING_COST
+T = TypeVar("T")
 _CONSTANT_ATTRS = {"pi": math.pi, "e": math.e, "inf": INF, "tau": math.tau}
 # Python's own constants: libcst reads them as names.
 _LITERAL_NAMES = frozenset({"True", "False", "None"})
@@ -166,6 +167,12 @@ class Env(Protocol):
         store, or None (attributes.py)."""
         ...
 
+    def remembered(self, key: tuple, compute: Callable[[], T]) -> T:
+        """`compute()`, computed once per file for each `key` and place asked from: for a question
+        whose answer depends on nothing else (not on the conditions assumed here). A node in the
+        key is held, so that no other node takes its identity."""
+        ...
+
     def unconditioned(self) -> "Env":
         """This place, without the conditions assumed here (`regions`): what a value is anywhere."""
         ...
@@ -210,6 +217,12 @@ def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Option
         return None
     if is_number(node):
         return number(node)
+    # Asked of every level of an expression by the range question, and again of each binding at
+    # every use of its name: answered once for each (node, depth, place).
+    return env.remembered((constant_value, node, depth), lambda: _constant_value(node, env, depth))
+
+
+def _constant_value(node: cst.BaseExpression, env: Env, depth: int) -> Optional[float]:
     if isinstance(node, cst.UnaryOperation):
         inner = constant_value(node.expression, env, depth + 1)
         if inner is None:
