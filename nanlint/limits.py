@@ -1,8 +1,8 @@
 """How far the analysis follows an expression; the fast screen stops where the detector does."""
 
-MAX_DEPTH = 4  # bindings the value questions (constant? data? range?) follow
+MAX_DEPTH = 6  # bindings the value questions (constant? data? range?) follow
 # A level of an expression counts 1 and a binding followed counts this much, in the value questions
-# and the guard search: four bindings and a deep polynomial each fit, and no question runs into
+# and the guard search: six bindings and a deep polynomial each fit, and no question runs into
 # Python's recursion limit on a long expression.
 BINDING_COST = 25
 MAX_INDIRECTION = 3  # locals followed from a branch to the op that defines them: `s = sqrt(x)`

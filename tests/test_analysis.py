@@ -552,6 +552,22 @@ def test_a_function_the_file_defines_is_not_read_by_its_name() -> None:
     assert (reach.lo, reach.hi) == (-INF, INF)
 
 
+def test_value_questions_follow_six_bindings() -> None:
+    """The value questions follow six bindings (point 145): a range through six is known, through
+    seven it is not, and a kernel rebound five times from `arange` (torchaudio's sinc `t`) carries
+    no gradient."""
+    chain = "    a = jnp.maximum(d, 1.0)\n    b = a + 1\n    c = b + 1\n    e = c + 1\n    g = e + 1\n"
+    value, env = returned(f"import jax.numpy as jnp\ndef f(d):\n{chain}    h = g + 1\n    return h\n")
+    assert value_range(value, env).lo == 6.0
+    value, env = returned(f"import jax.numpy as jnp\ndef f(d):\n{chain}    h = g + 1\n    k = h + 1\n    return k\n")
+    assert value_range(value, env).lo == -INF
+    value, env = returned(
+        "import torch\ndef f(n: int, w: int, r: float):\n    t = torch.arange(n) / n\n    t *= r\n    t = t.clamp(-w, w)\n"
+        "    t *= 3.0\n    t = t + 1.0\n    return t\n"
+    )
+    assert not carries_gradient(value, env)
+
+
 def test_a_rebinding_reads_the_binding_before_it() -> None:
     """`x = x + 1.0` reads the `x` bound before it: its value, not itself again."""
     value, env = returned("import jax.numpy as jnp\ndef f(x):\n    x = jnp.abs(x)\n    x = x + 1.0\n    return x\n")

@@ -94,6 +94,13 @@ class WhereBranchSingularOp(Rule):
             "        super().__init__()\n        self.register_buffer('grid', torch.linspace(0.0, cutoff, n))\n"
             "    def forward(self, x):\n        g = self.grid\n        return x * torch.where(g > 0, torch.sin(g) / g, torch.ones_like(g))\n"
         ),
+        # A resampling kernel rebound five times from `arange` and Python numbers carries no
+        # gradient: the value questions follow six bindings (point 145).
+        Valid(
+            "import math\nimport torch\ndef kernel(orig: int, new: int, gcd: int, width: int, rolloff: float):\n"
+            "    new = new // gcd\n    base = min(orig, new)\n    base *= rolloff\n    t = torch.arange(0, -new, -1)[:, None] / new\n"
+            "    t *= base\n    t = t.clamp(-width, width)\n    t *= math.pi\n    return torch.where(t == 0, 1.0, t.sin() / t)\n"
+        ),
         # MXNet's `broadcast_greater` is `>` (point 132): where `y > 20` leaves the branch unselected,
         # `expm1(y)` is far from 0 (its overflow is NAN004's).
         Valid("def f(F, y):\n    return F.where(F.broadcast_greater(y, 20.0), y, F.log(F.expm1(y)))\n"),
