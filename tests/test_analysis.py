@@ -389,6 +389,30 @@ def test_what_a_torch_module_attribute_carries(attribute: str, carries: bool) ->
     assert carries_gradient(value, env) is carries
 
 
+@pytest.mark.parametrize(
+    ("decorator", "carries"),
+    [
+        # `jax.jit`'s static arguments are Python values hashed into the trace, never tracers: no
+        # gradient flows through them (point 146).
+        ("@partial(jax.jit, static_argnums=(1,))", False),
+        ("@partial(jit, static_argnums=1)", False),
+        ("@functools.partial(jax.jit, static_argnames=('n', 'k'))", False),
+        ("@partial(jax.jit, static_argnames='n')", False),
+        ("@partial(jax.pmap, static_broadcasted_argnums=(1,))", False),
+        ("@partial(jax.jit, static_argnums=(0,))", True),  # `w` is static, `n` is traced
+        ("@partial(jax.jit, static_argnums=(-1,))", True),  # a position from the end is not read
+        ("@partial(jax.jit, donate_argnums=(1,))", True),
+        ("@jax.jit", True),
+        ("@partial(jax.vmap, in_axes=(0, None))", True),
+    ],
+)
+def test_a_static_argument_of_jit_carries_no_gradient(decorator: str, carries: bool) -> None:
+    value, env = returned(
+        f"import functools\nfrom functools import partial\nimport jax\nfrom jax import jit\n{decorator}\ndef f(w, n):\n    return n\n"
+    )
+    assert carries_gradient(value, env) is carries
+
+
 def test_an_attribute_set_by_a_computed_name_is_not_known() -> None:
     value, env = returned(
         "import torch\nfrom torch import nn\nclass Basis(nn.Module):\n"

@@ -21,7 +21,8 @@ from typing import Callable, Iterator, Optional
 import libcst as cst
 
 from nanlint.analysis.tree import UnitTree, children, walk
-from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD, NAMESPACE_SELECT
+from nanlint.analysis.syntax import keyword_value, positional, string_value
+from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD, NAMESPACE_SELECT, STATIC_ARGUMENTS
 
 Place = int
 
@@ -55,6 +56,8 @@ class Binding:
     namespace: bool = False
     # An imported module's functions that stand for an array module's: `where` -> `jax.numpy.where`.
     members: Optional[dict[str, str]] = None
+    # A parameter the function's `jax.jit` decorator takes as static: a Python value, never a tracer.
+    static: bool = False
 
 
 @dataclass(eq=False)
@@ -233,7 +236,7 @@ class ScopeIndex:
         elif kind is cst.FunctionDef:
             scope.bind(Binding(node.name.value, self.place[id(node)], function=node, module_definition=scope is self.module_scope))
             inner = self.scope_of[id(node)] = Scope(node, scope)
-            self._bind_params(node.params, inner, method=scope.is_class)
+            self._bind_params(node.params, inner, method=scope.is_class, static=self._static_parameters(node, scope))
             return inner
         elif kind is cst.Lambda:
             inner = self.scope_of[id(node)] = Scope(node, scope)
@@ -303,14 +306,36 @@ class ScopeIndex:
             above = self.parent.get(id(above))
         return kinds
 
-    def _bind_params(self, params: cst.Parameters, scope: Scope, method: bool = False) -> None:
+    def _bind_params(self, params: cst.Parameters, scope: Scope, method: bool = False, static: frozenset[str] = frozenset()) -> None:
         everything = [*params.posonly_params, *params.params, *params.kwonly_params]
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 everything.append(star)
         for index, param in enumerate(everything):
+            name = param.name.value
             annotation = leaf_name(param.annotation.annotation) if param.annotation is not None else None
-            scope.bind(Binding(param.name.value, self._next(), annotation=annotation, parameter=True, receiver=method and index == 0))
+            scope.bind(Binding(name, self._next(), annotation=annotation, parameter=True, receiver=method and index == 0, static=name in static))
+
+    def _static_parameters(self, function: cst.FunctionDef, scope: Scope) -> frozenset[str]:
+        """The parameters a decorator of `jax.jit`'s kind takes as static (`@partial(jax.jit,
+        static_argnums=(1,))`, `@partial(jit, static_argnames="n")`): catalog.STATIC_ARGUMENTS."""
+        ordered = [param.name.value for param in (*function.params.posonly_params, *function.params.params)]
+        at = self.place[id(function)]
+        static: set[str] = set()
+        for decorator in function.decorators:
+            call = decorator.decorator
+            if not isinstance(call, cst.Call):
+                continue
+            transform = qualified_name(call.func, scope, at)
+            given = positional(call)
+            if transform == "functools.partial" and given:
+                transform = qualified_name(given[0], scope, at)
+            positions, names = STATIC_ARGUMENTS.get(transform, (None, None))
+            for item in _literal_items(keyword_value(call, (positions,))) if positions else ():
+                if isinstance(item, int) and 0 <= item < len(ordered):
+                    static.add(ordered[item])
+            static.update(item for item in (_literal_items(keyword_value(call, (names,))) if names else ()) if isinstance(item, str))
+        return frozenset(static)
 
     def _visit_import(self, node: cst.Import, scope: Scope) -> None:
         for alias in node.names:
@@ -443,6 +468,16 @@ def _leaves_function(block: cst.BaseSuite, held: set[type]) -> bool:
     if cst.Try in held or not isinstance(last, (cst.Return, cst.Raise)) or (cst.With in held and isinstance(last, cst.Raise)):
         return False
     return not any(isinstance(n, (cst.Break, cst.Continue)) for n in walk(block))
+
+
+def _literal_items(node: Optional[cst.BaseExpression]) -> list[object]:
+    """The integers and strings a literal gives, alone or in a tuple or list (`(1, 2)`, `"n"`)."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [item for element in node.elements for item in _literal_items(element.value)]
+    if isinstance(node, cst.Integer):
+        return [int(node.evaluated_value)]
+    value = string_value(node) if node is not None else None
+    return [value] if value is not None else []
 
 
 def _literal_parts(value: Optional[cst.BaseExpression], count: int) -> list[Optional[cst.BaseExpression]]:

@@ -373,8 +373,8 @@ def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient
         before = env.at(binding.place)
         statement = binding.augmented
         return _data(statement.value, before, depth + BINDING_COST, gradient) or _data(statement.target, before, depth + BINDING_COST, gradient)
-    if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or env.indexes(name)):
-        return False  # `n: int`, or `k` in `table[k]`
+    if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or binding.static or env.indexes(name)):
+        return False  # `n: int`, a static argument of `jax.jit`, or `k` in `table[k]`
     if gradient and binding.annotation in SCALAR_ANNOTATIONS and not env.traces_python_numbers():
         return False  # `rolloff: float` in torch code
     return binding.parameter or not CONSTANT_NAME.match(name.value)

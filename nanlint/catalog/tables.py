@@ -1095,6 +1095,13 @@ BUILTINS_WITHOUT_GRADIENT = frozenset({"len", "int", "bool", "range", "str", "ro
 TENSOR_ONLY_FRAMEWORKS = frozenset({"torch", "numpy"})
 # A parameter annotated with one of these holds a Python value no gradient flows through.
 ANNOTATIONS_WITHOUT_GRADIENT = frozenset({"int", "bool", "str"})
+# Transforms whose static arguments are Python values, hashed into the trace, never tracers: a
+# function decorated with one (directly, or through `functools.partial`) gets no gradient through
+# them. Keywords naming the static positions, then the static names.
+STATIC_ARGUMENTS = {
+    "jax.jit": ("static_argnums", "static_argnames"),
+    "jax.pmap": ("static_broadcasted_argnums", None),
+}
 # Python builtins that make a Python number of Python numbers (`max(eps, 1e-7)`).
 NUMBER_BUILTINS = frozenset({"max", "min", "abs", "float", "int", "round", "pow"})
 # Builtins that return a Python number whatever they are given: under jit a traced value raises

@@ -101,6 +101,12 @@ class WhereBranchSingularOp(Rule):
             "    new = new // gcd\n    base = min(orig, new)\n    base *= rolloff\n    t = torch.arange(0, -new, -1)[:, None] / new\n"
             "    t *= base\n    t = t.clamp(-width, width)\n    t *= math.pi\n    return torch.where(t == 0, 1.0, t.sin() / t)\n"
         ),
+        # A static argument of `jax.jit` is a Python value, never a tracer: `log(n)` sends no
+        # gradient back (point 146).
+        Valid(
+            "from functools import partial\nimport jax\nimport jax.numpy as jnp\n@partial(jax.jit, static_argnames='n')\n"
+            "def f(w, n):\n    return w * jnp.where(n > 0, jnp.log(n), 0.0)\n"
+        ),
         # MXNet's `broadcast_greater` is `>` (point 132): where `y > 20` leaves the branch unselected,
         # `expm1(y)` is far from 0 (its overflow is NAN004's).
         Valid("def f(F, y):\n    return F.where(F.broadcast_greater(y, 20.0), y, F.log(F.expm1(y)))\n"),
@@ -349,6 +355,14 @@ class WhereBranchSingularOp(Rule):
         ),
     )
     INVALID = (
+        # A static divisor still sends `0 * (1 / n)` into a traced numerator (point 146).
+        Invalid(
+            "from functools import partial\nimport jax\nimport jax.numpy as jnp\n@partial(jax.jit, static_argnames='n')\n"
+            "def f(w, n):\n    return jnp.where(n > 0, w / n, 0.0)\n",
+            line=6,
+            fixed="from functools import partial\nimport jax\nimport jax.numpy as jnp\n@partial(jax.jit, static_argnames='n')\n"
+            "def f(w, n):\n    return jnp.where(n > 0, w / jnp.where(n > 0, n, 1.0), 0.0)\n",
+        ),
         # ... but not a function of the count that is 0 elsewhere: `log(count)` is 0 at one value.
         Invalid(
             "import jax\nimport jax.numpy as jnp\ndef segment_log_mean(x, ids, n):\n    total = jax.ops.segment_sum(x, ids, n)\n"
