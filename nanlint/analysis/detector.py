@@ -141,11 +141,11 @@ class _Env:
         assumed = {**self.assumed, **_implied(cond, truth, self)}
         return _Env(self.detector, self.scope, self.place, assumed, (*self.regions, (cond, truth)), self.pinned)
 
-    def remembered(self, key: tuple, compute: Callable[[], T]) -> T:
+    def remembered(self, key: tuple, compute: Callable[..., T], *args) -> T:
         memo = self.detector.remembered
         key = (*key, self.scope, self.place)
         if key not in memo:
-            memo[key] = compute()
+            memo[key] = compute(*args)
         return memo[key]
 
     def unconditioned(self) -> "_Env":

@@ -167,10 +167,10 @@ class Env(Protocol):
         store, or None (attributes.py)."""
         ...
 
-    def remembered(self, key: tuple, compute: Callable[[], T]) -> T:
-        """`compute()`, computed once per file for each `key` and place asked from: for a question
-        whose answer depends on nothing else (not on the conditions assumed here). A node in the
-        key is held, so that no other node takes its identity."""
+    def remembered(self, key: tuple, compute: Callable[..., T], *args) -> T:
+        """`compute(*args)`, computed once per file for each `key` and place asked from: for a
+        question whose answer depends on nothing else (not on the conditions assumed here). A node
+        in the key is held, so that no other node takes its identity."""
         ...
 
     def unconditioned(self) -> "Env":
@@ -219,7 +219,7 @@ def constant_value(node: cst.BaseExpression, env: Env, depth: int = 0) -> Option
         return number(node)
     # Asked of every level of an expression by the range question, and again of each binding at
     # every use of its name: answered once for each (node, depth, place).
-    return env.remembered((constant_value, node, depth), lambda: _constant_value(node, env, depth))
+    return env.remembered((constant_value, node, depth), _constant_value, node, env, depth)
 
 
 def _constant_value(node: cst.BaseExpression, env: Env, depth: int) -> Optional[float]:
