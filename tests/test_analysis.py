@@ -332,6 +332,11 @@ def test_what_a_class_stores_in_an_attribute_is_configuration(module: str, attri
         # A scatter-sum carries one only through its values: not through its indices (point 141).
         ("jax.ops.segment_sum(jnp.ones_like(x), s)", False),
         ("jax.ops.segment_sum(x, k, num_segments=n)", True),
+        # JAX differentiates `linspace`'s start and stop; torch's takes numbers and records none
+        # (point 147).
+        ("jnp.linspace(s, 1.0, n)", True),
+        ("jnp.linspace(0.0, 1.0, n)", False),
+        ("torch.linspace(s, 1.0, n)", False),
     ],
 )
 def test_what_carries_a_gradient(expression: str, carries: bool) -> None:

@@ -1069,7 +1069,7 @@ NON_DIFFERENTIABLE: frozenset[str] = frozenset(COMPARISON_FUNCTIONS) | frozenset
     round rint floor ceil trunc fix sign signbit floor_divide floordiv
     isclose allclose any all
     logical_and logical_or logical_not logical_xor isnan isinf isfinite isposinf isneginf is_nan is_inf is_finite
-    zeros_like ones_like empty_like full_like zeros ones empty full arange linspace eye
+    zeros_like ones_like empty_like full_like zeros ones empty full arange eye
     shape size ndim rank numel item tolist numpy long int short byte bool tensor
     scalar_tensor new_tensor new_zeros new_ones new_empty
     stop_gradient detach
@@ -1121,6 +1121,8 @@ NO_GRADIENT_PATH: frozenset[str] = NON_DIFFERENTIABLE - frozenset("round rint fl
 NO_GRADIENT_PATH_IN: dict[str, frozenset[str]] = {
     "jax": frozenset("round rint floor ceil trunc fix sign".split()),
     "tensorflow": frozenset("round rint floor ceil".split()),
+    # JAX and TensorFlow differentiate `linspace`'s start and stop (run); torch's takes numbers.
+    "torch": frozenset({"linspace"}),
 }
 # Modules that compute on the host: their results are NumPy arrays or Python numbers, which no
 # framework records a gradient through (given a traced value, they fail).
