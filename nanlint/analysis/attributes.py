@@ -121,7 +121,7 @@ def _registered(call: cst.Call, receiver: str, attr: str) -> tuple[bool, Optiona
     func = call.func
     if isinstance(func, cst.Attribute) and _names(func.value, receiver, attr) and is_in_place(func.attr.value):
         return True, None
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == receiver:
+    if isinstance(func, cst.Attribute) and _is_name(func.value, receiver):
         spec = ATTRIBUTE_REGISTRATIONS.get(func.attr.value)
         name = argument_at(call, spec[0]) if spec is not None else None
         if name is None:
@@ -142,7 +142,7 @@ def _is_name(node: cst.BaseExpression, name: str) -> bool:
 
 
 def _names(target: cst.BaseExpression, receiver: str, attr: str) -> bool:
-    return isinstance(target, cst.Attribute) and target.attr.value == attr and isinstance(target.value, cst.Name) and target.value.value == receiver
+    return isinstance(target, cst.Attribute) and target.attr.value == attr and _is_name(target.value, receiver)
 
 
 def _holds(target: cst.CSTNode, receiver: str, attr: str) -> bool:

@@ -22,7 +22,7 @@ import libcst as cst
 
 from nanlint.analysis.tree import UnitTree, children, walk
 from nanlint.analysis.syntax import keyword_value, positional, string_value
-from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD, NAMESPACE_SELECT, STATIC_ARGUMENTS
+from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPACE_METHOD, NAMESPACE_SELECT, PARTIAL_APPLICATION, STATIC_ARGUMENTS
 
 Place = int
 
@@ -328,7 +328,7 @@ class ScopeIndex:
                 continue
             transform = qualified_name(call.func, scope, at)
             given = positional(call)
-            if transform == "functools.partial" and given:
+            if transform == PARTIAL_APPLICATION and given:
                 transform = qualified_name(given[0], scope, at)
             positions, names = STATIC_ARGUMENTS.get(transform, (None, None))
             for item in _literal_items(keyword_value(call, (positions,))) if positions else ():

@@ -428,7 +428,7 @@ def _module_leaf(node: cst.BaseExpression, env: Env, depth: int) -> bool:
         return False
     if env.traces_python_numbers():
         return True
-    return not _is_tensor(node, env, depth) or _data(node, env, depth, gradient=True)
+    return not _makes_tensor(node, env, depth) or _data(node, env, depth, gradient=True)
 
 
 def _tensor_stores(node: cst.Attribute, env: Env, depth: int) -> Optional[list[tuple[cst.BaseExpression, Env]]]:
@@ -447,8 +447,11 @@ def _is_tensor(node: cst.BaseExpression, env: Env, depth: int) -> bool:
     nor anything else nanlint cannot tell."""
     if depth > _MAX_NESTING:
         return False
-    if not _builds_array(node, env, depth):
-        return True
+    return not _builds_array(node, env, depth) or _makes_tensor(node, env, depth)
+
+
+def _makes_tensor(node: cst.BaseExpression, env: Env, depth: int) -> bool:
+    """A value some library call builds (`_builds_array`), that is a tensor (`_is_tensor`)."""
     if isinstance(node, cst.UnaryOperation):
         return _is_tensor(node.expression, env, depth + 1)
     if isinstance(node, cst.BinaryOperation):

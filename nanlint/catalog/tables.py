@@ -1098,10 +1098,12 @@ ANNOTATIONS_WITHOUT_GRADIENT = frozenset({"int", "bool", "str"})
 # Transforms whose static arguments are Python values, hashed into the trace, never tracers: a
 # function decorated with one (directly, or through `functools.partial`) gets no gradient through
 # them. Keywords naming the static positions, then the static names.
-STATIC_ARGUMENTS = {
+STATIC_ARGUMENTS: dict[str, tuple[str, Optional[str]]] = {
     "jax.jit": ("static_argnums", "static_argnames"),
     "jax.pmap": ("static_broadcasted_argnums", None),
 }
+# `partial(jax.jit, static_argnums=...)`: the transform is the first argument, its keywords given here.
+PARTIAL_APPLICATION = "functools.partial"
 # Python builtins that make a Python number of Python numbers (`max(eps, 1e-7)`).
 NUMBER_BUILTINS = frozenset({"max", "min", "abs", "float", "int", "round", "pow"})
 # Builtins that return a Python number whatever they are given: under jit a traced value raises
