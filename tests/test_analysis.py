@@ -877,3 +877,21 @@ def test_a_periodic_function_over_a_range_shorter_than_its_period(call: str, lo:
     reach = value_range(value, env)
     assert (reach.lo, reach.hi) == pytest.approx((lo, hi))
     assert reach.lo_closed or reach.lo == -INF
+
+
+@pytest.mark.parametrize(
+    ("statements", "low", "high", "gradient"),
+    [
+        # A store into some elements makes the array both what it held and what was stored
+        # (point 150): torch's and NumPy's arrays change in place.
+        ("d = jnp.ones_like(x)\n    d[m] = 2.0", 1.0, 2.0, False),
+        ("d = jnp.ones_like(x)\n    d[m] = x[m]", -INF, INF, True),
+        ("d = jnp.zeros_like(x)\n    d[..., 0] += x[..., 0]", -INF, INF, True),
+        ("d = jnp.ones_like(x)", 1.0, 1.0, False),
+    ],
+)
+def test_a_store_into_elements_changes_the_array(statements: str, low: float, high: float, gradient: bool) -> None:
+    value, env = returned(f"import jax.numpy as jnp\ndef f(x, m):\n    {statements}\n    return d\n")
+    reach = value_range(value, env)
+    assert (reach.lo, reach.hi) == (low, high)
+    assert carries_gradient(value, env) is gradient

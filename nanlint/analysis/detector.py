@@ -1378,6 +1378,10 @@ class Detector:
                 # A random draw is made of no data, and is a variable of its own: a condition on
                 # `u = rand_like(x)` bounds `2 * u`.
                 found |= made_of or ({name.value} if draws_at_random(binding.value, there) else set())
+            elif depth > 0 and binding is not None and binding.element_store is not None and binding.place < env.place:
+                # `d[m] = v`: made of `v`, where it was stored, and of what `d` held before.
+                there, store = env.at(binding.place), binding.element_store
+                found |= self._variables(store.value, there, depth - 1, values) | self._variables(store.name, there, depth - 1, values)
             else:
                 found.add(name.value)
         return found

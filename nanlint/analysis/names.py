@@ -27,6 +27,16 @@ from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_GETTERS, NAMESPAC
 Place = int
 
 
+@dataclass(frozen=True)
+class ElementStore:
+    """`name[i] = value` (`replaces`) or `name[i] += value`: some elements of the array bound before
+    changed, the rest are as they were. `name` is the target's own name, read where the store is."""
+
+    name: cst.Name
+    value: cst.BaseExpression
+    replaces: bool
+
+
 @dataclass(eq=False)
 class Binding:
     name: str
@@ -58,6 +68,8 @@ class Binding:
     members: Optional[dict[str, str]] = None
     # A parameter the function's `jax.jit` decorator takes as static: a Python value, never a tracer.
     static: bool = False
+    # `name[i] = value`: a store into some elements of the array bound before (torch, NumPy).
+    element_store: Optional[ElementStore] = None
 
 
 @dataclass(eq=False)
@@ -272,12 +284,14 @@ class ScopeIndex:
         if kind is cst.Assign:
             for target in node.targets:
                 self._bind_target(scope, target.target, after, value=node.value)
+                self._bind_element_store(scope, target.target, after, node.value, replaces=True)
         elif kind is cst.AnnAssign:
             if node.value is not None:
                 self._bind_target(scope, node.target, after, value=node.value)
         elif kind is cst.AugAssign:
             if isinstance(node.target, cst.Name):
                 scope.bind(Binding(node.target.value, after, augmented=node))
+            self._bind_element_store(scope, node.target, after, node.value, replaces=False)
         elif kind is cst.NamedExpr:
             self._bind_target(scope, node.target, after, value=node.value)
         elif kind in _MAYBE_SKIPPED:
@@ -384,6 +398,16 @@ class ScopeIndex:
                 self._bind_target(scope, element.value, place, value=part, part_of=whole)
         elif isinstance(target, cst.StarredElement):
             self._bind_target(scope, target.value, place, part_of=value if value is not None else part_of)
+
+    def _bind_element_store(self, scope: Scope, target: cst.CSTNode, place: Place, value: cst.BaseExpression, replaces: bool) -> None:
+        """`d[m] = v`, `d[..., 0] += v`: the array `d` holds changes in place, so what `d` is read as
+        after it is a binding of its own. Only a name the scope binds: the store does not make a
+        module's or an enclosing function's name local."""
+        root = target
+        while isinstance(root, cst.Subscript):
+            root = root.value
+        if root is not target and isinstance(root, cst.Name) and root.value in scope.bindings:
+            scope.bind(Binding(root.value, place, element_store=ElementStore(root, value, replaces)))
 
     def _visit_call(self, node: cst.Call, scope: Scope) -> None:
         if self.interesting_call(node, self.renamed):

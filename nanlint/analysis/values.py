@@ -373,6 +373,10 @@ def _bound_data(name: cst.Name, binding: Binding, env: Env, depth: int, gradient
         before = env.at(binding.place)
         statement = binding.augmented
         return _data(statement.value, before, depth + BINDING_COST, gradient) or _data(statement.target, before, depth + BINDING_COST, gradient)
+    if binding.element_store is not None:
+        # `d[m] = v`: some elements are `v`, the others what `d` held before.
+        store, before = binding.element_store, env.at(binding.place)
+        return _data(store.value, before, depth + BINDING_COST, gradient) or _data(store.name, before, depth + BINDING_COST, gradient)
     if gradient and (binding.annotation in ANNOTATIONS_WITHOUT_GRADIENT or binding.static or env.indexes(name)):
         return False  # `n: int`, a static argument of `jax.jit`, or `k` in `table[k]`
     if gradient and binding.annotation in SCALAR_ANNOTATIONS and not env.traces_python_numbers():
@@ -843,6 +847,9 @@ def _bindings_range(bindings: list[Binding], env: Env, depth: int) -> Optional[I
             this = _arange_range(binding.iterated, where)
         elif binding.value is not None and binding.imported is None:
             this = value_range(binding.value, where, depth + BINDING_COST)
+        elif binding.element_store is not None and binding.element_store.replaces:
+            store = binding.element_store  # `d[m] = v`: `v` in some elements, the rest as before
+            this = _hull(value_range(store.value, where, depth + BINDING_COST), value_range(store.name, where, depth + BINDING_COST))
         else:
             return None
         reach = this if reach is None else _hull(reach, this)
