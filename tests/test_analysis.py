@@ -526,6 +526,21 @@ def test_a_module_attribute_carries_a_gradient_under_jax() -> None:
         # A remainder is smaller than its divisor (point 66).
         ("500.0 - jnp.fmod(jnp.abs(x), 500.0)", 0.0, 500.0),
         ("x % 3.0", 0.0, 3.0),
+        # A contraction sums products of an element of each operand (point 149): its sign follows
+        # from theirs; `vdot` of one operand twice, and an `einsum` pairing each element with
+        # itself, sum squares. `dot(x, x)` of a matrix is a matrix product: no sign.
+        ("jnp.vdot(x, x)", 0.0, INF),
+        ("-jnp.einsum('ij,ij->i', x, x)", -INF, 0.0),
+        ("jnp.dot(jnp.abs(x), jnp.exp(x))", 0.0, INF),
+        ("jnp.abs(x) @ -jnp.abs(x)", -INF, 0.0),
+        ("jnp.dot(x, x)", -INF, INF),
+        ("jnp.einsum('ij,jk->ik', x, x)", -INF, INF),
+        # ... of zeros, and a quotient of zero, are 0 (0 / 0 aside).
+        ("jnp.dot(jnp.zeros_like(x), x)", 0.0, 0.0),
+        ("jnp.zeros_like(x) / x", 0.0, 0.0),
+        # Rearranged and running-extreme elements keep the operand's range (point 151).
+        ("jnp.flip(jnp.abs(x), 0)", 0.0, INF),
+        ("jnp.abs(x).cummin(0).values + 1.0", 1.0, INF),
     ],
 )
 def test_value_ranges(expression: str, low: float, high: float) -> None:
@@ -672,6 +687,12 @@ def test_what_a_condition_selects(condition: str, selected) -> None:
         ("x < jnp.abs(y)", IntervalSet.below(0.0, closed=False), False, True),
         ("x == jnp.zeros_like(y)", IntervalSet.point(0.0), True, True),
         ("x < y", None, None, None),
+        # Truth reduced over every element (point 148): where `all` holds, each element's does;
+        # where `any` fails, each element's fails. Not along an axis, which broadcasts elsewhere.
+        ("jnp.all(x == 0)", IntervalSet.point(0.0), True, False),
+        ("(x > 0).all()", IntervalSet.above(0.0, closed=False), True, False),
+        ("~jnp.any(x != 0)", IntervalSet.point(0.0), True, False),
+        ("jnp.all(x == 0, axis=-1)", None, None, None),
     ],
 )
 def test_what_a_comparison_with_a_range_says(condition: str, values, if_true, if_false) -> None:

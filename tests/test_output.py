@@ -526,6 +526,18 @@ def test_each_json_finding_says_how_sure_it_is(tmp_path):
     assert [(d["location"]["row"], d["confidence"]) for d in json.loads(run.out)] == [(3, "high"), (5, "medium")]
 
 
+def test_a_condition_that_pins_the_argument_at_its_pole_is_sure(tmp_path):
+    # Where `all(k == 0)` holds, `k2` is 0 whatever `box` is (point 148): the pole is provably
+    # reached where the branch is not selected. A power by an exponent not known is not: its leak
+    # domain is the widest case, not a proven pole.
+    (tmp_path / "m.py").write_text(
+        "import jax.numpy as jnp\ndef ewald(k, box, m):\n    k_cart = 2 * jnp.pi * k / box\n    k2 = jnp.dot(k_cart, k_cart)\n"
+        "    a = jnp.where(jnp.all(k == 0), 0.0, 1.0 / k2)\n    return a, jnp.where(jnp.all(k == 0), 0.0, k2**m)\n"
+    )
+    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
+    assert [(d["location"]["row"], d["confidence"]) for d in json.loads(run.out)] == [(5, "high"), (6, "medium")]
+
+
 def test_a_clamp_at_a_pole_is_sure_only_where_its_gradient_multiplies(tmp_path):
     # JAX's maximum multiplies the infinite cotangent by 0 below the bound: NaN wherever it binds.
     # torch's clamp and TensorFlow's maximum select it (0 below the bound), so only a value exactly on

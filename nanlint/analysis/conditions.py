@@ -16,7 +16,7 @@ from nanlint.analysis.syntax import COMPARISON_SYMBOLS, arguments
 from nanlint.analysis.tree import walk
 from nanlint.analysis.values import Env, assigned, constant_value, is_builtin, pinned_values, quotient_key, value_range
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
-from nanlint.catalog.tables import ABSOLUTE_VALUES, COMPARISON_FUNCTIONS, NAN_TEST_LEAVES
+from nanlint.catalog.tables import ABSOLUTE_VALUES, COMPARISON_FUNCTIONS, NAN_TEST_LEAVES, TRUTH_REDUCTIONS
 
 Selector = Callable[[float], IntervalSet]
 # How many locals a condition is followed through (`ok = small & finite`, `small = x < eps`).
@@ -474,6 +474,11 @@ def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[Region]:
         return Region(IntervalSet.everything() if NAN_TEST_LEAVES[leaf] else IntervalSet(), True, True)
     if leaf == "logical_not" and len(args) == 1 and (inner := region_of(args[0], var, env, hops)) is not None:
         return inner.negated()
+    if leaf in TRUTH_REDUCTIONS and len(args) == 1 and (inner := region_of(args[0], var, env, hops)) is not None:
+        # `all(k == 0)`: where it holds, every element of `k` is 0; where it fails, one is not.
+        if TRUTH_REDUCTIONS[leaf]:
+            return Region(inner.values, inner.if_true, False)
+        return Region(inner.values, False, inner.if_false)
     return None
 
 

@@ -1073,7 +1073,9 @@ class Detector:
         if branch.polarity is not None and self._reached_through_unrelated_factor(branch, use, env):
             return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None
         # Compared as values, the condition leaves the pole unselected: provably reachable there.
-        confidence = Confidence.HIGH if verdict is not GuardVerdict.UNKNOWN else Confidence.MEDIUM
+        # A power's leak domain for an exponent not known is its widest case, not a proven pole.
+        proven = verdict is not GuardVerdict.UNKNOWN or (use.op.exponent is None and self._pinned_at_pole(branch, use, env))
+        confidence = Confidence.HIGH if proven else Confidence.MEDIUM
         if use.via is not None:
             return site(SiteKind.SINGULAR_LOCAL, confidence=confidence)
         return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP, confidence=confidence)
@@ -1332,7 +1334,15 @@ class Detector:
         # A mask's condition chooses the value and is no other data (`where(m, 0.0, y)` is `y`).
         other_data = self._variables(use.arg, arg_env, 4, values=True) - cond_vars
         regime = other_data and any(selected_values(branch.cond, name, env) is not None for name in shared)
-        return not regime or self._tests_a_factor_at_its_zero(branch, use, env)
+        return not regime or self._tests_a_factor_at_its_zero(branch, use, env) or self._pinned_at_pole(branch, use, env)
+
+    def _pinned_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
+        """Where the branch is not selected, the condition puts the argument at the pole whatever
+        the other data (`k2 = dot(2 * pi * k / box, ...)` under `all(k == 0)`): aimed at the pole."""
+        if branch.polarity is None:
+            return False
+        unselected = _where_computed(use, env).assuming(branch.cond, not branch.polarity)
+        return _at_pole(use.arg, unselected, use.leak_domain)
 
     def _random_draw(self, cond: cst.BaseExpression, env: _Env) -> bool:
         """A condition drawn at random (`uniform(key, x.shape) > 0.5`, or a local so drawn): it is

@@ -45,6 +45,8 @@ from nanlint.catalog.tables import (
     CASTS,
     CONSTANT_CONSTRUCTORS,
     CONSTANT_NAME,
+    CONTRACTION_METHODS,
+    CONTRACTIONS,
     COUNT_ATTRIBUTES,
     COUNT_BUILTINS,
     COUNT_FUNCTIONS,
@@ -71,12 +73,14 @@ from nanlint.catalog.tables import (
     NO_GRADIENT_PATH,
     NO_GRADIENT_PATH_IN,
     NUMBER_BUILTINS,
+    PAIRING_CONTRACTIONS,
     PAIRS_WITH_INDICES,
     PARAMETER_CONSTRUCTORS,
     PASS_THROUGH_FUNCTIONS,
     PASS_THROUGH_METHODS,
     PYTHON_NUMBER_MODULES,
     PYTHON_RANGES,
+    REARRANGEMENTS,
     RANDOM_DRAW_SETTINGS,
     RANDOM_NAME,
     RANGES,
@@ -99,6 +103,7 @@ from nanlint.catalog.tables import (
     UPPER_CLAMPS,
     UPPER_KEYWORDS,
     UPPER_REDUCTIONS,
+    VALUES_FIELD,
     VARYING_CONSTRUCTORS,
     framework_of,
     scatter_sum,
@@ -711,6 +716,8 @@ def _value_range(node: cst.BaseExpression, env: Env, depth: int) -> Interval:
         return _hull(value_range(node.body, env, depth + 1), value_range(node.orelse, env, depth + 1))
     if isinstance(node, cst.Subscript):
         return value_range(node.value, env, depth + 1)  # some of its elements: `lp[..., 0]`
+    if isinstance(node, cst.Attribute) and node.attr.value == VALUES_FIELD and isinstance(node.value, cst.Call):
+        return value_range(node.value, env, depth + 1)  # torch's (values, indices): `x.cummin(0).values`
     if isinstance(node, cst.Imaginary):
         # Ranges are of the real part, data being real: `1j * phase` has none, so `exp(1j * phase)`
         # (|exp| = 1) cannot overflow; a pole at 0 needs the real part at 0, which stays possible.
@@ -781,7 +788,7 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         return _tangent_range(value_range(operand, env, depth + 1))
     if leaf in BOUNDED_ABOVE_BY_ZERO and (qualified is not None or method is not None):
         return Interval(-INF, 0.0, False, BOUNDED_ABOVE_BY_ZERO[leaf])
-    if leaf in GATHERS and operand is not None and (qualified is not None or method is not None):
+    if leaf in GATHERS | REARRANGEMENTS and operand is not None and (qualified is not None or method is not None):
         return value_range(operand, env, depth + 1)
     if qualified in INTERPOLATION_VALUES:
         values = [argument_at(node, spec) for spec in INTERPOLATION_VALUES[qualified]]
@@ -798,6 +805,8 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         return _add(value_range(operand, env, depth + 1), value_range(extra[0], env, depth + 1))
     if operand is not None and (qualified in SUMS or method in SUM_METHODS):
         return _sum_range(value_range(operand, env, depth + 1))
+    if operand is not None and (qualified in CONTRACTIONS or method in CONTRACTION_METHODS):
+        return _contraction_range(leaf, [operand, *extra], env, depth + 1)
     bound = _bounded_below_call(node, env)
     if bound is not None and leaf == "square" and operand is not None and not extra:
         return _raised(value_range(operand, env, depth + 1), 2)
@@ -901,11 +910,32 @@ def _arange_range(node: cst.Call, env: Env) -> Interval:
 
 def _sum_range(terms: Interval) -> Interval:
     """A sum's sign is its terms' when they all have one: `sum(x**2)` >= 0, `sum(x)` unknown."""
+    if terms.lo == terms.hi == 0.0:
+        return terms  # of zeros, 0
     if terms.lo >= 0:
         return Interval(0.0, INF, True, False)
     if terms.hi <= 0:
         return Interval(-INF, 0.0, False, True)
     return _UNKNOWN
+
+
+def _contraction_range(leaf: Optional[str], operands: list[cst.BaseExpression], env: Env, depth: int) -> Interval:
+    """`dot(a, b)`, `a @ b`, `einsum("ij,jk->ik", a, b)`: sums of products of an element of each
+    (catalog CONTRACTIONS), and sums of squares where each element meets itself (`vdot(x, x)`,
+    `einsum("ij,ij->i", x, x)`)."""
+    paired = leaf in PAIRING_CONTRACTIONS
+    if leaf == "einsum":
+        subscripts = string_value(operands[0]) if is_string(operands[0]) else None
+        if subscripts is None or len(operands) != 3:
+            return _UNKNOWN  # the sublist form, or a product of three
+        inputs = subscripts.split("->")[0].replace(" ", "").split(",")
+        paired, operands = len(inputs) == 2 and inputs[0] == inputs[1], operands[1:]
+    if len(operands) < 2:
+        return _UNKNOWN
+    a, b = operands[:2]  # tensordot's axes come third
+    if paired and value_key(a, env) == value_key(b, env) and not draws_at_random(a, env):
+        return _sum_range(_raised(value_range(a, env, depth), 2))
+    return _sum_range(_product(value_range(a, env, depth), value_range(b, env, depth)))
 
 
 def may_be_zero(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
@@ -1041,8 +1071,12 @@ def _binary_range(node: cst.BinaryOperation, env: Env, depth: int) -> Interval:
         return _add(left, _negate(right))
     if isinstance(op, cst.Multiply):
         return _product(left, right)
+    if isinstance(op, cst.MatrixMultiply):
+        return _sum_range(_product(left, right))  # as `matmul` (_contraction_range)
     if isinstance(op, cst.Modulo):
         return _remainder(left, right, REMAINDERS["mod"])
+    if isinstance(op, cst.Divide) and left.lo == left.hi == 0.0:
+        return left  # 0 / y (0 / 0 aside, as `_quotient_sign`)
     if isinstance(op, cst.Divide) and (right.lo > 0 or right.hi < 0):
         return _product(left, _reciprocal(right))
     if isinstance(op, cst.Divide) and (right.lo >= 0 or right.hi <= 0):
@@ -1114,7 +1148,7 @@ def _is_reduction_of(node: cst.BaseExpression, operand: cst.BaseExpression, redu
         node, held = value
     if isinstance(node, cst.Subscript):
         node = node.value  # torch: x.max(dim) is (values, indices)
-    elif isinstance(node, cst.Attribute) and node.attr.value == "values":
+    elif isinstance(node, cst.Attribute) and node.attr.value == VALUES_FIELD:
         node = node.value
     if not isinstance(node, cst.Call):
         return False

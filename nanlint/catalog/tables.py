@@ -978,6 +978,11 @@ NAN_TESTS: tuple[NanTest, ...] = (
     ),
 )
 
+# Reductions of truth values over every element, by last name (`jnp.all(m)`, `m.any()`,
+# `tf.reduce_all`): True where the reduction holds only if each element's condition does (`all`),
+# False where it fails only if each element's does (`any`). With an axis, the reduced condition
+# broadcasts against other axes than it reduced, so only the whole reduction is read.
+TRUTH_REDUCTIONS: dict[str, bool] = {"all": True, "reduce_all": True, "any": False, "reduce_any": False}
 # A NaN test by its last name (`is_nan`, `isfinite`, `x.isinf()`): whether it holds where the value
 # is finite. Of the finite values, a test of non-finiteness holds at none, `isfinite` at all.
 NAN_TEST_LEAVES: dict[str, bool] = {
@@ -1082,6 +1087,9 @@ FILL_ARGUMENT: dict[str, Arg] = {name: Arg(1, ("fill_value", "value")) for name 
 # gradient; the indices receive none. Their value is some of the operand's elements, so it keeps the
 # operand's value range, as a subscript does (`exp(lp.gather(-1, i))`).
 GATHERS = frozenset({"gather", "gather_nd", "batch_gather", "take", "take_along_axis", "take_along_dim", "index_select"})
+# Functions and methods whose values are the operand's elements, rearranged, repeated or kept in
+# running extrema (torch's `sort`, `cummin` and `cummax` as their `values`): the operand's range.
+REARRANGEMENTS = frozenset({"flip", "fliplr", "flipud", "roll", "rot90", "sort", "repeat", "tile", "expand_as", "cummax", "cummin"})
 # Linear interpolation (`interp(x, xp, fp, left=None, right=None)` in NumPy and JAX): a value between
 # two of `fp`, or `left` / `right` outside `xp` (`fp`'s ends by default), so within their range.
 INTERPOLATION_VALUES: dict[str, tuple[Arg, ...]] = {
@@ -1153,6 +1161,7 @@ PAIRS_WITH_INDICES = frozenset({"top_k", "topk", "approx_max_k", "approx_min_k",
 TORCH_PAIRS_WITH_INDICES = frozenset({"sort"})
 TORCH_PAIRS_WITH_INDICES_ALONG_A_DIM = frozenset({"max", "min", "median", "nanmedian", "mode"})
 INDICES_FIELD = "indices"
+VALUES_FIELD = "values"
 # Metadata of an array, never its values: nothing flows through it to a gradient.
 METADATA_ATTRS = frozenset({"dtype", "shape", "ndim", "size", "device"})
 # Uses that take a value out of the graph (analysis/reach.py): Python builtins that make a Python
@@ -1371,6 +1380,22 @@ BOUNDED_BELOW_FUNCTIONS = _bounded_below(
 # are all <= 0 it is <= 0, and of other terms anything: `sum(x)` alone is not bounded.
 SUMS = frozenset(_expand("jnp.sum tf.reduce_sum tf.math.reduce_sum torch.sum anp.sum ops.sum"))
 SUM_METHODS = frozenset({"sum"})
+# Contractions of two operands (functions and tensor methods): each element of the result is a sum
+# of products of one element of each (`dot`, `matmul`, `einsum`; `outer` is one such product), so
+# its sign follows from theirs. `vdot` flattens both, and an `einsum` whose two operands carry the
+# same subscripts pairs each element with itself: of one operand twice, a sum of squares.
+CONTRACTIONS = frozenset(
+    _expand(
+        "jnp.dot jnp.vdot jnp.inner jnp.outer jnp.matmul jnp.tensordot jnp.einsum "
+        "tf.matmul tf.linalg.matmul tf.tensordot tf.linalg.tensordot tf.einsum tf.linalg.einsum "
+        "torch.dot torch.vdot torch.inner torch.outer torch.matmul torch.mm torch.bmm torch.tensordot torch.einsum "
+        "anp.dot anp.vdot anp.inner anp.outer anp.matmul anp.tensordot anp.einsum "
+        "ops.dot ops.vdot ops.inner ops.outer ops.matmul ops.tensordot ops.einsum"
+    )
+)
+CONTRACTION_METHODS = frozenset({"dot", "vdot", "inner", "outer", "matmul", "mm", "bmm"})
+# ... and those that pair the i-th element of one with the i-th of the other, flattened.
+PAIRING_CONTRACTIONS = frozenset({"vdot"})
 BOUNDED_BELOW_METHODS: dict[str, tuple[float, bool]] = {
     "abs": (0.0, True),
     "square": (0.0, True),

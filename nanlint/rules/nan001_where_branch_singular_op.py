@@ -355,6 +355,21 @@ class WhereBranchSingularOp(Rule):
         ),
     )
     INVALID = (
+        # Where `all(k == 0)` holds, `k2` is 0 whatever `box` is: the select puts the pole there
+        # (point 148), reported at high confidence.
+        Invalid(
+            "import jax.numpy as jnp\ndef ewald(k, box):\n    k_cart = 2 * jnp.pi * k / box\n    k2 = jnp.dot(k_cart, k_cart)\n"
+            "    return jnp.where(jnp.all(k == 0), 0.0, 1.0 / k2)\n",
+            line=5,
+            fixed="import jax.numpy as jnp\ndef ewald(k, box):\n    k_cart = 2 * jnp.pi * k / box\n    k2 = jnp.dot(k_cart, k_cart)\n"
+            "    return jnp.where(jnp.all(k == 0), 0.0, 1.0 / jnp.where(jnp.all(k == 0), 1.0, k2))\n",
+        ),
+        # A store into some elements puts data there (point 150): `d` is `x` where `m` holds.
+        Invalid(
+            "import torch\ndef inverse(x, m):\n    d = torch.ones_like(x)\n    d[m] = x[m]\n    return torch.where(m, 0.0, 1 / d)\n",
+            line=5,
+            fixed="import torch\ndef inverse(x, m):\n    d = torch.ones_like(x)\n    d[m] = x[m]\n    return torch.where(m, 0.0, 1 / torch.where(m, 1.0, d))\n",
+        ),
         # A static divisor still sends `0 * (1 / n)` into a traced numerator (point 146).
         Invalid(
             "from functools import partial\nimport jax\nimport jax.numpy as jnp\n@partial(jax.jit, static_argnames='n')\n"

@@ -81,8 +81,24 @@ class WhereBranchOverflow(Rule):
             "import torch\ndef k(x, sigma):\n    dist = x - x.min(-1, keepdim=True)[0]\n    d = 2 * sigma.pow(2.0)\n"
             "    safe = torch.where(d == 0, torch.ones_like(d), d)\n    return torch.where(d == 0, 0.0, torch.exp(-dist / safe))\n"
         ),
+        # Where `all(k == 0)` holds every element of `k` is 0 (point 148), so `k2` is 0 and the
+        # argument is not positive: the Ewald sum's k = 0 term.
+        Valid(
+            "import jax.numpy as jnp\ndef ewald(k, box, alpha):\n    k_cart = 2 * jnp.pi * k / box\n    k2 = jnp.dot(k_cart, k_cart)\n"
+            "    return jnp.where(jnp.all(k == 0), 0.0, jnp.exp(-k2 / (4 * alpha**2)))\n"
+        ),
+        # A sum of squares written as a contraction is never negative (point 149).
+        Valid("import jax.numpy as jnp\ndef gauss(x):\n    return jnp.where(x > 3.0, 0.0, jnp.exp(-jnp.vdot(x, x)))\n"),
+        Valid("import jax.numpy as jnp\ndef gauss(x):\n    return jnp.where(x > 3.0, 0.0, jnp.exp(-jnp.einsum(\"ij,ij->i\", x, x)))\n"),
+        # Flipped elements and a running minimum keep their operand's range (point 151).
+        Valid(
+            "import torch\ndef running_min(x):\n    last = x.clamp(min=0.0).flip(0).cummin(0).values\n"
+            "    return torch.where(last > 5.0, torch.exp(-last), 0.0)\n"
+        ),
     )
     INVALID = (
+        # `all` along an axis broadcasts against other axes than it reduced: it says nothing of `k`.
+        Invalid("import jax.numpy as jnp\ndef per_row(k):\n    return jnp.where(jnp.all(k == 0, axis=-1), 0.0, jnp.exp(k))\n", line=3),
         # The maximum of an `x` rebound since bounds nothing (point 133): `x + 100 - max(x)` reaches 100.
         Invalid(
             "import jax.numpy as jnp\ndef shifted(x):\n    m = jnp.max(x, axis=0, keepdims=True)\n    x = x + 100.0\n"
