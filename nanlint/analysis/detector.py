@@ -255,6 +255,7 @@ class Detector:
         self._helper_sources = helpers or {}
         self._helpers: dict[str, Optional[cst.FunctionDef]] = {}
         self._variables_of: dict[tuple, set[str]] = {}
+        self._unselected_reach: dict[tuple, IntervalSet] = {}
         self._index_names: dict[int, frozenset[str]] = {}
         self._excluded: dict[int, bool] = {}
         self._names_read: dict[int, dict[str, list[cst.Name]]] = {}
@@ -1151,7 +1152,7 @@ class Detector:
             return True
         if not self._variables(*_condition_root(branch.cond, env), 4) & self._variables(use.arg, arg_env, 4):
             return False  # the condition names nothing the argument is made of
-        reach = IntervalSet.of(value_range(use.arg, unselected))
+        reach = self._reach_where_unselected(branch, use, env)
         if not reach.intersect(use.leak_domain).is_empty():
             return False
         return use.op.domain is None or reach.intersect(use.op.domain.complement()).is_empty()
@@ -1341,8 +1342,17 @@ class Detector:
         the other data (`k2 = dot(2 * pi * k / box, ...)` under `all(k == 0)`): aimed at the pole."""
         if branch.polarity is None:
             return False
-        unselected = _where_computed(use, env).assuming(branch.cond, not branch.polarity)
-        return _at_pole(use.arg, unselected, use.leak_domain)
+        reach = self._reach_where_unselected(branch, use, env)
+        return not reach.is_empty() and reach.intersect(use.leak_domain) == reach
+
+    def _reach_where_unselected(self, branch: Branch, use: OpUse, env: _Env) -> IntervalSet:
+        """The values the op's argument takes where the branch is not selected. Remembered: the
+        range question over a long expression is costly, and both the guard and the confidence ask."""
+        key = (id(use.node), id(use.arg), id(branch.cond), branch.polarity)
+        if key not in self._unselected_reach:
+            unselected = _where_computed(use, env).assuming(branch.cond, not branch.polarity)
+            self._unselected_reach[key] = IntervalSet.of(value_range(use.arg, unselected))
+        return self._unselected_reach[key]
 
     def _random_draw(self, cond: cst.BaseExpression, env: _Env) -> bool:
         """A condition drawn at random (`uniform(key, x.shape) > 0.5`, or a local so drawn): it is

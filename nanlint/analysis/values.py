@@ -54,9 +54,9 @@ from nanlint.catalog.tables import (
     DTYPE_ARGUMENT_OF_FUNCTION,
     DTYPE_ARGUMENT_OF_METHOD,
     DTYPE_INFO,
+    ELEMENTS_OF_OPERAND,
     EXTREMA_BUILTINS,
     FILL_ARGUMENT,
-    GATHERS,
     HOST_MODULES,
     INCREASING_FUNCTIONS,
     INTEGER_ANNOTATIONS,
@@ -80,7 +80,6 @@ from nanlint.catalog.tables import (
     PASS_THROUGH_METHODS,
     PYTHON_NUMBER_MODULES,
     PYTHON_RANGES,
-    REARRANGEMENTS,
     RANDOM_DRAW_SETTINGS,
     RANDOM_NAME,
     RANGES,
@@ -788,7 +787,7 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         return _tangent_range(value_range(operand, env, depth + 1))
     if leaf in BOUNDED_ABOVE_BY_ZERO and (qualified is not None or method is not None):
         return Interval(-INF, 0.0, False, BOUNDED_ABOVE_BY_ZERO[leaf])
-    if leaf in GATHERS | REARRANGEMENTS and operand is not None and (qualified is not None or method is not None):
+    if leaf in ELEMENTS_OF_OPERAND and operand is not None and (qualified is not None or method is not None):
         return value_range(operand, env, depth + 1)
     if qualified in INTERPOLATION_VALUES:
         values = [argument_at(node, spec) for spec in INTERPOLATION_VALUES[qualified]]

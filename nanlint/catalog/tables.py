@@ -1090,6 +1090,8 @@ GATHERS = frozenset({"gather", "gather_nd", "batch_gather", "take", "take_along_
 # Functions and methods whose values are the operand's elements, rearranged, repeated or kept in
 # running extrema (torch's `sort`, `cummin` and `cummax` as their `values`): the operand's range.
 REARRANGEMENTS = frozenset({"flip", "fliplr", "flipud", "roll", "rot90", "sort", "repeat", "tile", "expand_as", "cummax", "cummin"})
+# Either way, the value is some of the operand's elements.
+ELEMENTS_OF_OPERAND = GATHERS | REARRANGEMENTS
 # Linear interpolation (`interp(x, xp, fp, left=None, right=None)` in NumPy and JAX): a value between
 # two of `fp`, or `left` / `right` outside `xp` (`fp`'s ends by default), so within their range.
 INTERPOLATION_VALUES: dict[str, tuple[Arg, ...]] = {
