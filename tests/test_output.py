@@ -538,6 +538,16 @@ def test_a_condition_that_pins_the_argument_at_its_pole_is_sure(tmp_path):
     assert [(d["location"]["row"], d["confidence"]) for d in json.loads(run.out)] == [(5, "high"), (6, "medium")]
 
 
+def test_a_power_by_an_exponent_not_known_is_not_sure(tmp_path):
+    # `x > 0` leaves 0 and the negatives unselected: `x ** 0.5` is infinite or NaN there, but
+    # `x ** p` is only for some `p` (not for p = 2), so the leak is possible, not proven.
+    (tmp_path / "m.py").write_text(
+        "import jax.numpy as jnp\ndef f(x, p):\n    return jnp.where(x > 0, x ** 0.5, 0.0), jnp.where(x > 0, jnp.power(x, p), 0.0)\n"
+    )
+    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
+    assert [(d["location"]["column"], d["confidence"]) for d in json.loads(run.out)] == [(29, "high"), (62, "medium")]
+
+
 def test_a_clamp_at_a_pole_is_sure_only_where_its_gradient_multiplies(tmp_path):
     # JAX's maximum multiplies the infinite cotangent by 0 below the bound: NaN wherever it binds.
     # torch's clamp and TensorFlow's maximum select it (0 below the bound), so only a value exactly on

@@ -474,6 +474,9 @@ class Detector:
                     site.pole_mask = self._pole_mask(site.use.arg, _where_computed(site.use, env), site.use.leak_domain)
                     found.append(site)
         found = _explained_once(found)
+        for site in found:
+            if site.confidence is Confidence.HIGH and not self._surely_at_pole(site):
+                site.confidence = Confidence.MEDIUM
         if SiteKind.CLAMP_AT_POLE in kinds:
             found += self._clamps_at_poles()
         if SiteKind.NAN_MASK in kinds:
@@ -1073,8 +1076,8 @@ class Detector:
             return None
         if branch.polarity is not None and self._reached_through_unrelated_factor(branch, use, env):
             return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None
-        # Compared as values, the condition leaves the pole unselected: provably reachable there.
-        # A power's leak domain for an exponent not known is its widest case, not a proven pole.
+        # Compared as values, the condition leaves the pole unselected: provably reachable there (a
+        # power's leak domain, for an exponent not known, is its widest case: `_surely_at_pole`).
         proven = verdict is not GuardVerdict.UNKNOWN or (use.op.exponent is None and self._pinned_at_pole(branch, use, env))
         confidence = Confidence.HIGH if proven else Confidence.MEDIUM
         if use.via is not None:
@@ -1336,6 +1339,13 @@ class Detector:
         other_data = self._variables(use.arg, arg_env, 4, values=True) - cond_vars
         regime = other_data and any(selected_values(branch.cond, name, env) is not None for name in shared)
         return not regime or self._tests_a_factor_at_its_zero(branch, use, env) or self._pinned_at_pole(branch, use, env)
+
+    def _surely_at_pole(self, site: LeakSite) -> bool:
+        """Whether the op's leak domain is its own pole, for the confidence a finding states: a power
+        by an exponent not known (`x ** p`) is given the widest domain, which may hold no pole (not
+        for p = 2). Its condition still explains where the pole would be, so it is reported."""
+        env = _Env(self, site.scope, self.place(site.select))
+        return _exponent_known(site.use, _where_computed(site.use, env))
 
     def _pinned_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """Where the branch is not selected, the condition puts the argument at the pole whatever
@@ -1694,6 +1704,23 @@ def _clamp_bounds(call: cst.Call, sel: SelectFunction, method_form: bool, env) -
         operand = sel.branches[0].position if len(sel.branches) == 1 else None
         candidates = [v for i, v in enumerate(values) if i != operand]
     return [v for v in (constant_value(c, env) for c in candidates + keywords) if v is not None]
+
+
+def _exponent_known(use: OpUse, env: "_Env") -> bool:
+    """The op's leak domain is its own: not a power, or a power by a constant exponent (`x ** 0.5`).
+    A power by an exponent not known (`x ** p`) is given the widest domain, which may hold no pole."""
+    if use.op.exponent is None:
+        return True
+    node = use.inside if use.inside is not None else use.node
+    if isinstance(node, cst.BinaryOperation):
+        exponent = node.right
+    elif isinstance(node, cst.Call) and env.qualified(node.func) is not None:
+        exponent = argument_at(node, use.op.exponent)
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and use.op.method_exponent is not None:
+        exponent = argument_at(node, use.op.method_exponent, node.func.value)
+    else:
+        return False
+    return exponent is not None and constant_value(exponent, env) is not None
 
 
 def _at_pole(node: cst.BaseExpression, env: "_Env", domain: IntervalSet) -> bool:
