@@ -661,7 +661,7 @@ class Detector:
         else:
             return None
         domain = _domain_for(op, exponent, env)
-        return OpUse(op, framework, call, arg, domain) if arg is not None and domain is not None else None
+        return OpUse(op, framework, call, arg, domain, exponent) if arg is not None and domain is not None else None
 
     def _method(self, call: cst.Call, qualified: Optional[str], env: _Env) -> Optional[str]:
         """The method name when `call` is a tensor method on data (`x.sqrt()`), not a module function."""
@@ -913,7 +913,7 @@ class Detector:
         domain = _domain_for(op, exponent, env)
         if domain is None or not self._leaks(node, arg, domain, op, env):
             return None
-        return OpUse(op, "", node, arg, domain)
+        return OpUse(op, "", node, arg, domain, exponent)
 
     def _leaks(self, node: cst.CSTNode, arg: cst.BaseExpression, domain: IntervalSet, op: SingularOp, env: _Env) -> bool:
         """Whether the op at `node` can leak: its argument varies, a gradient can flow through one of
@@ -1352,8 +1352,7 @@ class Detector:
         the other data (`k2 = dot(2 * pi * k / box, ...)` under `all(k == 0)`): aimed at the pole."""
         if branch.polarity is None:
             return False
-        reach = self._reach_where_unselected(branch, use, env)
-        return not reach.is_empty() and reach.intersect(use.leak_domain) == reach
+        return _within(self._reach_where_unselected(branch, use, env), use.leak_domain)
 
     def _reach_where_unselected(self, branch: Branch, use: OpUse, env: _Env) -> IntervalSet:
         """The values the op's argument takes where the branch is not selected. Remembered: the
@@ -1709,23 +1708,16 @@ def _clamp_bounds(call: cst.Call, sel: SelectFunction, method_form: bool, env) -
 def _exponent_known(use: OpUse, env: "_Env") -> bool:
     """The op's leak domain is its own: not a power, or a power by a constant exponent (`x ** 0.5`).
     A power by an exponent not known (`x ** p`) is given the widest domain, which may hold no pole."""
-    if use.op.exponent is None:
-        return True
-    node = use.inside if use.inside is not None else use.node
-    if isinstance(node, cst.BinaryOperation):
-        exponent = node.right
-    elif isinstance(node, cst.Call) and env.qualified(node.func) is not None:
-        exponent = argument_at(node, use.op.exponent)
-    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and use.op.method_exponent is not None:
-        exponent = argument_at(node, use.op.method_exponent, node.func.value)
-    else:
-        return False
-    return exponent is not None and constant_value(exponent, env) is not None
+    return use.op.exponent is None or (use.exponent is not None and constant_value(use.exponent, env) is not None)
 
 
 def _at_pole(node: cst.BaseExpression, env: "_Env", domain: IntervalSet) -> bool:
     """Every value `node` can take in `env` lies in the op's pole `domain`."""
-    reach = IntervalSet.of(value_range(node, env))
+    return _within(IntervalSet.of(value_range(node, env)), domain)
+
+
+def _within(reach: IntervalSet, domain: IntervalSet) -> bool:
+    """Some values, each of which lies in `domain`."""
     return not reach.is_empty() and reach.intersect(domain) == reach
 
 

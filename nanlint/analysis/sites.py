@@ -55,6 +55,7 @@ class OpUse:
     node: cst.BaseExpression  # the call or binary operation
     arg: cst.BaseExpression  # the argument a fix masks
     leak_domain: IntervalSet  # narrowed for powers by their exponent
+    exponent: Optional[cst.BaseExpression] = None  # a power's exponent, which narrowed it
     via: Optional[cst.Name] = None  # indirect: the local name in the branch
     definition: Optional["Binding"] = None  # indirect: the binding whose value holds the op
     # An op a helper of the file evaluates (`node` is then the call, `arg` the op's argument in the
