@@ -548,6 +548,20 @@ def test_a_power_by_an_exponent_not_known_is_not_sure(tmp_path):
     assert [(d["location"]["column"], d["confidence"]) for d in json.loads(run.out)] == [(29, "high"), (62, "medium")]
 
 
+def test_a_nan_mask_over_an_overflow_is_not_sure(tmp_path):
+    # A mask after the fact shows that non-finite values happen. At a pole that is an ordinary value
+    # (log at a zero count) that is what they are; an overflow needs exp's argument past ~88.7, which
+    # the mask does not show (point 153): the same op under a where is high only when the condition
+    # aims at large values.
+    (tmp_path / "m.py").write_text(
+        "import jax.numpy as jnp\ndef f(p, x):\n    a = jnp.log(p) * 2.0\n    b = jnp.exp(x) * 2.0\n"
+        "    return jnp.where(jnp.isnan(a), 0.0, a), jnp.where(jnp.isnan(b), 0.0, b)\n"
+    )
+    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
+    found = [(d["code"], d["op"], d["confidence"]) for d in json.loads(run.out)]
+    assert found == [("NAN201", "log", "high"), ("NAN201", "exp", "medium")]
+
+
 def test_a_clamp_at_a_pole_is_sure_only_where_its_gradient_multiplies(tmp_path):
     # JAX's maximum multiplies the infinite cotangent by 0 below the bound: NaN wherever it binds.
     # torch's clamp and TensorFlow's maximum select it (0 below the bound), so only a value exactly on

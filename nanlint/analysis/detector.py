@@ -91,6 +91,7 @@ from nanlint.catalog.tables import (
     TENSOR_ONLY_FRAMEWORKS,
     UPPER_CLAMPS,
     UPPER_KEYWORDS,
+    LeakKind,
     SelectFunction,
     SingularOp,
     is_finite_number,
@@ -623,7 +624,7 @@ class Detector:
                 continue
             sel, framework, method_form = resolved
             use = self._op_applied(outer, env)
-            if use is None or use.arg is not inner or use.op.kind != "pole":
+            if use is None or use.arg is not inner or use.op.kind is not LeakKind.POLE:
                 continue
             operand = next((b for b in self._branches(inner, sel, method_form) if depends_on_data(b.expr, env)), None)
             if operand is None:
@@ -929,17 +930,17 @@ class Detector:
         # the values decide, or a mask on the select's own condition (`_classify`). Nor against a
         # non-finite factor, which leaks at every value: where it does is decided there too.
         sole_input = not _other_input_carries(node, arg, env)
-        if op.kind == "pole" and not domain.is_everything() and self._guarded(arg, env, 0, domain, sole_input=sole_input):
+        if op.kind is LeakKind.POLE and not domain.is_everything() and self._guarded(arg, env, 0, domain, sole_input=sole_input):
             return False
-        if op.kind == "pole" and sole_input and self._gated(arg, domain, op, env):
+        if op.kind is LeakKind.POLE and sole_input and self._gated(arg, domain, op, env):
             return False
         if not can_reach(arg, domain, env) or self._checked_off_pole(arg, domain, env):
             return False
-        if op.kind == "pole" and domain == IntervalSet.point(0.0) and zero_replaced(arg, env):
+        if op.kind is LeakKind.POLE and domain == IntervalSet.point(0.0) and zero_replaced(arg, env):
             return False  # `g / (n + eps * (n == 0))`: the divisor is never 0
         # `log(p + 1e-8)`: an explicit shift off a pole at or below zero is the author's guard.
         below_zero = IntervalSet.above(0.0, closed=False).intersect(domain).is_empty()
-        return not (op.kind == "pole" and below_zero and is_epsilon_shifted(arg, env))
+        return not (op.kind is LeakKind.POLE and below_zero and is_epsilon_shifted(arg, env))
 
     def _masked_as_is(self, node: cst.CSTNode, env: _Env) -> bool:
         """Whether `node` is itself a branch of a where or the value a NaN mask takes (`where(c, a / n,
@@ -1065,7 +1066,7 @@ class Detector:
         verdict, admitted = self._guard_verdict(branch, use, env)
         if verdict is GuardVerdict.NO_LEAK:
             return None
-        if verdict is GuardVerdict.ADMITS and use.op.kind == "pole":
+        if verdict is GuardVerdict.ADMITS and use.op.kind is LeakKind.POLE:
             return site(SiteKind.POLE_ADMITTED, admitted, Confidence.HIGH)
         if self._selected_at_pole(branch, use, env):
             return None
@@ -1082,7 +1083,7 @@ class Detector:
         confidence = Confidence.HIGH if proven else Confidence.MEDIUM
         if use.via is not None:
             return site(SiteKind.SINGULAR_LOCAL, confidence=confidence)
-        return site(SiteKind.OVERFLOW if use.op.kind == "overflow" else SiteKind.SINGULAR_OP, confidence=confidence)
+        return site(SiteKind.OVERFLOW if use.op.kind is LeakKind.OVERFLOW else SiteKind.SINGULAR_OP, confidence=confidence)
 
     def _selected_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """Wherever the op's argument is at its pole, the condition selects this branch, as the value
@@ -1189,8 +1190,8 @@ class Detector:
         a bound on it, or on a local that is +-inf wherever it is (`div = 1 - e`, then `where(div * div
         > 0, ...)`), leaves it out too."""
         op = use.op
-        overflow = op.kind == "overflow"
-        if not overflow and (op.kind != "pole" or op.domain is None or not use.leak_domain.intersect(op.domain).is_empty()):
+        overflow = op.kind is LeakKind.OVERFLOW
+        if not overflow and (op.kind is not LeakKind.POLE or op.domain is None or not use.leak_domain.intersect(op.domain).is_empty()):
             return False
         truth = not branch.polarity  # what the condition is where the branch is not selected
         subjects = [env.code(use.node)] + [

@@ -13,6 +13,7 @@ Names are written with short module prefixes (`jnp.sqrt`) that `_expand` turns i
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 import re
@@ -125,13 +126,20 @@ FIRST = Arg(0, ("x", "input", "a", "t", "x1", "self"))
 SECOND = Arg(1, ("y", "other", "x2", "b", "divisor"))
 
 
+class LeakKind(enum.Enum):
+    """How a singular op's derivative leaves the finite numbers."""
+
+    POLE = "pole"  # infinite or NaN at finite inputs: log at 0, arcsin at +-1
+    OVERFLOW = "overflow"  # infinite for large inputs: exp above ~88.7 in float32
+
+
 @dataclass(frozen=True)
 class SingularOp:
     key: str
     title: str
     # Why the derivative blows up, in one phrase used in messages.
     why: str
-    kind: str  # "pole" (infinite/NaN derivative at finite inputs) or "overflow" (inf for large inputs)
+    kind: LeakKind
     leak_domain: IntervalSet  # values of the masked argument where the derivative is not finite
     domain_text: str  # the same, for people: "x <= 0"
     safe_value: float  # inside the op's domain, with a finite derivative
@@ -191,7 +199,7 @@ _NONPOSITIVE = IntervalSet.below(0.0, closed=True)
 _ABS_GE_ONE = IntervalSet.of(Interval(-INF, -1.0, False, True), Interval(1.0, INF, True, False))
 # arcsin and arccos share their pole, domain and probes; only their derivatives' signs differ.
 _INVERSE_SINE_OR_COSINE = dict(
-    kind="pole",
+    kind=LeakKind.POLE,
     leak_domain=_ABS_GE_ONE,
     domain_text="|x| >= 1",
     safe_value=0.0,
@@ -209,7 +217,7 @@ _OPEN_UNIT_INTERVAL = IntervalSet.of(Interval(0.0, 1.0, False, False))
 # arctan2 and angle (arctan2 of a complex number's parts) share their pole at 0, probes and safe
 # value; torch's backward masks the pole of both.
 _ARCTAN2_OF_PARTS = dict(
-    kind="pole",
+    kind=LeakKind.POLE,
     leak_domain=_AT_ZERO,
     safe_value=1.0,
     probes=(0.0, 1.0, -1.0),
@@ -224,7 +232,7 @@ OPS: tuple[SingularOp, ...] = (
         key="sqrt",
         title="square root",
         why="d/dx sqrt(x) = 1/(2*sqrt(x)) is infinite at 0 and NaN below",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_NONPOSITIVE,
         domain_text="x <= 0",
         safe_value=1.0,
@@ -248,7 +256,7 @@ OPS: tuple[SingularOp, ...] = (
         key="rsqrt",
         title="reciprocal square root",
         why="d/dx x**-0.5 = -0.5*x**-1.5 is infinite at 0 and NaN below",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_NONPOSITIVE,
         domain_text="x <= 0",
         safe_value=1.0,
@@ -263,7 +271,7 @@ OPS: tuple[SingularOp, ...] = (
         key="cbrt",
         title="cube root",
         why="d/dx cbrt(x) = 1/(3*cbrt(x)**2) is infinite at 0",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_AT_ZERO,
         domain_text="x = 0",
         safe_value=1.0,
@@ -277,7 +285,7 @@ OPS: tuple[SingularOp, ...] = (
         key="log",
         title="logarithm",
         why="d/dx log(x) = 1/x is infinite at 0",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_AT_ZERO,
         domain_text="x = 0",
         safe_value=1.0,
@@ -298,7 +306,7 @@ OPS: tuple[SingularOp, ...] = (
         key="log1p",
         title="log(1 + x)",
         why="d/dx log1p(x) = 1/(1 + x) is infinite at -1",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=IntervalSet.point(-1.0),
         domain_text="x = -1",
         safe_value=0.0,
@@ -319,7 +327,7 @@ OPS: tuple[SingularOp, ...] = (
         key="divide",
         title="division",
         why="d/dy x/y = -x/y**2 and d/dx x/y = 1/y are infinite at y = 0",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_AT_ZERO,
         domain_text="denominator = 0",
         safe_value=1.0,
@@ -346,7 +354,7 @@ OPS: tuple[SingularOp, ...] = (
         key="nonfinite_factor",
         title="product with a non-finite factor",
         why="d/dy (c * y) = c is NaN or infinite wherever the factor c is",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_EVERYWHERE,
         domain_text="every value of the other factor",
         safe_value=1.0,
@@ -359,7 +367,7 @@ OPS: tuple[SingularOp, ...] = (
         key="reciprocal",
         title="reciprocal",
         why="d/dx 1/x = -1/x**2 is infinite at 0",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_AT_ZERO,
         domain_text="x = 0",
         safe_value=1.0,
@@ -381,7 +389,7 @@ OPS: tuple[SingularOp, ...] = (
         key="remainder",
         title="remainder",
         why="d/dy (x mod y) = -floor(x/y) is not finite at y = 0",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_AT_ZERO,
         domain_text="divisor = 0",
         safe_value=1.0,
@@ -431,7 +439,7 @@ OPS: tuple[SingularOp, ...] = (
         key="power",
         title="fractional or negative power",
         why="d/dx x**p = p*x**(p - 1) is infinite at 0 for p < 1 and NaN below 0 for non-integer p",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_NONPOSITIVE,  # the widest case; power_leak_domain() narrows it by exponent
         domain_text="base <= 0",
         safe_value=1.0,
@@ -483,7 +491,7 @@ OPS: tuple[SingularOp, ...] = (
         key="arctanh",
         title="arctanh",
         why="d/dx arctanh(x) = 1/(1 - x**2) is infinite at |x| = 1",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=IntervalSet.points(-1.0, 1.0),
         domain_text="|x| = 1",
         safe_value=0.0,
@@ -503,7 +511,7 @@ OPS: tuple[SingularOp, ...] = (
         key="arccosh",
         title="arccosh",
         why="d/dx arccosh(x) = 1/sqrt(x**2 - 1) is infinite at 1 and NaN below",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=IntervalSet.below(1.0, closed=True),
         domain_text="x <= 1",
         safe_value=2.0,
@@ -526,7 +534,7 @@ OPS: tuple[SingularOp, ...] = (
         key="exp",
         title="exponential",
         why="exp(x) overflows to inf above ~88.7 in float32, and so does its derivative",
-        kind="overflow",
+        kind=LeakKind.OVERFLOW,
         leak_domain=IntervalSet.above(EXP_OVERFLOW_F32, closed=False),
         domain_text="x > 88.7 (float32), x > 709.8 (float64), x > 11.1 (float16)",
         safe_value=0.0,
@@ -546,7 +554,7 @@ OPS: tuple[SingularOp, ...] = (
         key="lgamma",
         title="log-gamma/digamma",
         why="lgamma and digamma have poles at 0, -1, -2, ...",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_NONPOSITIVE,  # a superset of the non-positive integers, for guard reasoning
         domain_text="x = 0, -1, -2, ...",
         safe_value=1.0,
@@ -563,7 +571,7 @@ OPS: tuple[SingularOp, ...] = (
         key="polygamma",
         title="polygamma",
         why="polygamma(n, x) has poles at x = 0, -1, -2, ...",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_NONPOSITIVE,
         domain_text="x = 0, -1, -2, ...",
         safe_value=1.0,
@@ -575,7 +583,7 @@ OPS: tuple[SingularOp, ...] = (
         key="xlogy",
         title="xlogy",
         why="d/dy xlogy(x, y) = x/y is 0/0 at y = 0",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_AT_ZERO,
         domain_text="y = 0",
         safe_value=1.0,
@@ -592,7 +600,7 @@ OPS: tuple[SingularOp, ...] = (
         key="xlog1py",
         title="xlog1py",
         why="d/dy xlog1py(x, y) = x/(1 + y) is not finite at y = -1",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=IntervalSet.point(-1.0),
         domain_text="y = -1",
         safe_value=0.0,
@@ -606,7 +614,7 @@ OPS: tuple[SingularOp, ...] = (
         key="entr",
         title="entropy term -x*log(x)",
         why="d/dx -x*log(x) = -log(x) - 1 is infinite at 0",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_AT_ZERO,
         domain_text="x = 0",
         safe_value=1.0,
@@ -618,7 +626,7 @@ OPS: tuple[SingularOp, ...] = (
         key="logit",
         title="logit",
         why="d/dx logit(x) = 1/(x*(1 - x)) is infinite at 0 and 1",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_ZERO_ONE,
         domain_text="x = 0 or x = 1",
         safe_value=0.5,
@@ -632,7 +640,7 @@ OPS: tuple[SingularOp, ...] = (
         key="erfinv",
         title="inverse error function",
         why="d/dx erfinv(x) is infinite at |x| = 1",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_ABS_GE_ONE,
         domain_text="|x| >= 1",
         safe_value=0.0,
@@ -645,7 +653,7 @@ OPS: tuple[SingularOp, ...] = (
         key="ndtri",
         title="inverse normal CDF",
         why="d/dx ndtri(x) is infinite at 0 and 1",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_ZERO_ONE,
         domain_text="x = 0 or x = 1",
         safe_value=0.5,
@@ -658,7 +666,7 @@ OPS: tuple[SingularOp, ...] = (
         key="norm",
         title="vector norm",
         why="the gradient of ||v|| is v/||v||, NaN at the zero vector",
-        kind="pole",
+        kind=LeakKind.POLE,
         leak_domain=_AT_ZERO,
         domain_text="v = 0 (the whole vector)",
         safe_value=1.0,
