@@ -49,6 +49,9 @@ def reaches(body: str) -> bool:
         "return v.topk(3).indices\n",
         "_, order = torch.sort(v, dim=-1)\nreturn a[order]\n",
         "best, arg = torch.max(v, dim=1)\nreturn arg\n",
+        # a read sees the bindings that reach it: after `w = w.detach()`, `w` is another value (point 154)
+        "w = v * 2\nw = w.detach()\nreturn w\n",
+        "w = v * 2\nif a:\n    w, _ = torch.sort(torch.cat([x, w]), -1)\nw = lax.stop_gradient(w)\nreturn w + x\n",
     ],
 )
 def test_uses_that_send_no_cotangent(body: str) -> None:
@@ -81,6 +84,11 @@ def test_uses_that_send_no_cotangent(body: str) -> None:
         "*rest, last = v\nreturn last\n",
         "for _ in range(3):\n    v = v * 2\nreturn v\n",
         "if v.sum() > 0:\n    return v\n",
+        # ... but a binding under a branch, in a loop, or read by a function called later may be the one seen
+        "w = v * 2\nif a:\n    w = w.detach()\nreturn w\n",
+        "w = v * 2\nfor _ in range(3):\n    x = x + w\n    w = w.detach()\nreturn x\n",
+        "w = v * 2\ng = lambda: w * 3\nr = g()\nw = w.detach()\nreturn r\n",
+        "def g():\n    return w * 3\nw = v * 2\nr = g()\nw = w.detach()\nreturn r\n",
     ],
 )
 def test_uses_that_may_reach_a_gradient(body: str) -> None:

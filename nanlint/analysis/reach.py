@@ -12,8 +12,10 @@ because they take the value out of the graph:
 - metadata (`x.shape`), the indices of a (values, indices) pair (`_, i = top_k(x, k)`), and a value
   never used.
 Arithmetic, library calls, methods of the value, subscripts of it, tuples and locals (also through
-`v += x` and `a, b = v`) carry the value on and are followed; anything else (a return, a call of user
-code, a store into an attribute or a container, a call made for its effect) may lead to a gradient.
+`v += x` and `a, b = v`) carry the value on and are followed; a local to the reads its binding may
+reach (after `h = h.detach()`, `h` is another value), or to all of them from a loop or a nested
+function. Anything else (a return, a call of user code, a store into an attribute or a container, a
+call made for its effect) may lead to a gradient.
 torch's `round`, `floor` and `sign` are no cuts: they send a zero back.
 
 The same walk answers whether the NaN a where puts in may reach the result at all
@@ -47,6 +49,8 @@ _TESTS = (cst.If, cst.While, cst.Assert)
 _LEAVES = (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.Slice)
 # Spellings of a name that store into it rather than read it.
 _STORES = (cst.AssignTarget, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName)
+# Code that runs when it is called, not where it is written.
+_RUNS_LATER = (cst.FunctionDef, cst.Lambda)
 
 
 def may_receive_cotangent(
@@ -159,14 +163,14 @@ class _Walk:
         self.drops = drops
         self.undecided = False  # a select that may have left the value out stopped the walk
 
-    def flows(self, node: cst.CSTNode, followed: frozenset[str]) -> bool:
+    def flows(self, node: cst.CSTNode, followed: frozenset[int]) -> bool:
         current: cst.CSTNode | bool = node
         while not isinstance(current, bool):
             up = self.parent.get(id(current))
             current = True if up is None else self._step(current, up, followed)
         return current
 
-    def _step(self, node: cst.CSTNode, up: cst.CSTNode, followed: frozenset[str]) -> cst.CSTNode | bool:
+    def _step(self, node: cst.CSTNode, up: cst.CSTNode, followed: frozenset[int]) -> cst.CSTNode | bool:
         """What `up` does with the value of its child `node`: True (it may reach a gradient), False
         (it leaves the graph there), or the node whose value carries it on (the walk goes on there)."""
         if isinstance(up, _TESTS) or (isinstance(up, cst.IfExp) and node is up.test):
@@ -232,9 +236,9 @@ class _Walk:
             return False
         return call  # a library function's result carries its arguments
 
-    def _assigned(self, statement: cst.Assign | cst.AnnAssign | cst.AugAssign, followed: frozenset[str]) -> bool:
-        """`name = value` (or `name += value`): the value may reach a gradient if a use of `name` in
-        the function may."""
+    def _assigned(self, statement: cst.Assign | cst.AnnAssign | cst.AugAssign, followed: frozenset[int]) -> bool:
+        """`name = value` (or `name += value`): the value may reach a gradient if a read of `name`
+        that this binding may reach may. `followed`: the bindings on the way (by node id)."""
         targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
         if len(targets) == 1 and isinstance(targets[0], (cst.Tuple, cst.List)):
             targets = _unpacked_carriers(targets[0], statement.value, self.env_at)
@@ -242,28 +246,39 @@ class _Walk:
                 return True
         if not all(isinstance(t, cst.Name) for t in targets):
             return True  # `self.x = v`, `a[i] = v`, `a, *b = v`: kept where the walk does not follow
-        names = {t.value for t in targets} - followed
-        if not names:
-            return False  # a name already followed (`x = x * 2` in a loop): its other uses answer
+        if id(statement) in followed:
+            return False  # a binding already followed (`x = x * 2` in a loop): its other reads answer
         if len(followed) >= MAX_WAY:
             return True
-        followed = followed | names
+        followed = followed | {id(statement)}
         reads = self.reads()
+        names = {t.value for t in targets}
         return any(self.flows(use, followed) for name in names for use in reads.get(name, ()) if self._sees(statement, use))
 
     def _sees(self, statement: cst.CSTNode, read: cst.Name) -> bool:
-        """Whether the read may see the statement's binding. Every read of the name may, unless
-        the walk follows a NaN (`drops`): then the reads that binding reaches, or all of them in a
-        loop. (A NaN placeholder often rebinds its own name: `u = where(u_inf, nan, u)`.)"""
-        if self.drops is None or not isinstance(statement, cst.Assign):
+        """Whether the read may see the statement's binding: the reads that binding reaches (a
+        name is often bound again, `h = h.detach()`, `u = where(u_inf, nan, u)`), or all of them
+        where the statement sits in a loop, or where the read sits in a nested function or lambda,
+        which runs when it is called and may see any binding. Only a plain assignment is told apart."""
+        if not isinstance(statement, cst.Assign):
             return True
         up = self.parent.get(id(statement))
-        while up is not None and not isinstance(up, (cst.FunctionDef, cst.Lambda)):
+        while up is not None and not isinstance(up, _RUNS_LATER):
             if isinstance(up, (cst.For, cst.While)):
                 return True
             up = self.parent.get(id(up))
+        if _enclosing_function(read, self.parent) is not up:
+            return True
         value = statement.value
         return any(binding.value is value or binding.part_of is value or _element_of(binding.value, value) for binding in self.env_at(read).bindings(read))
+
+
+def _enclosing_function(node: cst.CSTNode, parent: dict[int, cst.CSTNode]) -> Optional[cst.CSTNode]:
+    """The innermost function or lambda around `node`."""
+    up = parent.get(id(node))
+    while up is not None and not isinstance(up, _RUNS_LATER):
+        up = parent.get(id(up))
+    return up
 
 
 def _unpacked_carriers(target: cst.Tuple | cst.List, value: cst.BaseExpression, env_at) -> Optional[list[cst.BaseExpression]]:

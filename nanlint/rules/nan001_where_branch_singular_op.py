@@ -285,8 +285,12 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(u):\n    u_inf = u == jnp.inf\n    u = jnp.where(u_inf, jnp.nan, u)\n"
             "    return jnp.where(u_inf, 0.0, jnp.nan * u)\n"
         ),
-        # A NaN placeholder that reaches the result: the value is NaN there anyway (point 87).
+        # A NaN placeholder that reaches the result: the value is NaN there anyway (point 87), also
+        # through an augmented binding, which the reads after it see (point 154).
         Valid("import jax.numpy as jnp\ndef f(x, s):\n    q = jnp.where(x == 0.0, jnp.nan, s / x)\n    return q * 2.0\n"),
+        Valid("import jax.numpy as jnp\ndef f(x, s):\n    q = jnp.where(x == 0.0, jnp.nan, s / x)\n    q += 1.0\n    return q * 2.0\n"),
+        # A value whose every read is cut: after `w = w.detach()`, `return w` reads another value (point 154).
+        Valid("import torch\ndef f(x, g0):\n    w = g0 + torch.where(x > 0, 1 / x, 0.0)\n    w = w.detach()\n    return w\n"),
         # A class's own `where` is its code, not a namespace's; nor is a two-argument `where`
         # (a tensor's, pandas') one.
         Valid("class Backend:\n    def f(self, y):\n        return self.where(y > 0, self.log(y), 0.0)\n"),
