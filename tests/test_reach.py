@@ -52,6 +52,9 @@ def reaches(body: str) -> bool:
         # a read sees the bindings that reach it: after `w = w.detach()`, `w` is another value (point 154)
         "w = v * 2\nw = w.detach()\nreturn w\n",
         "w = v * 2\nif a:\n    w, _ = torch.sort(torch.cat([x, w]), -1)\nw = lax.stop_gradient(w)\nreturn w + x\n",
+        # `a, b = v, w` stores each element into its own target
+        "r, m = jnp.sort(v), helper(x)\nreturn m, r > 0\n",
+        "w, u = x, v * 2\nreturn w\n",
     ],
 )
 def test_uses_that_send_no_cotangent(body: str) -> None:
@@ -77,6 +80,8 @@ def test_uses_that_send_no_cotangent(body: str) -> None:
         "return torch.autograd.grad(v.sum(), x)\n",
         "return helper(v)\n",
         "w, u = v, x\nreturn w\n",
+        "w, u = x, v * 2\nreturn u\n",
+        "[w, u] = [x, v]\nreturn u\n",
         "_, i = tf.nn.top_k(v, 3)\nreturn _\n",  # the values carry it
         "a, b = jnp.sort(v)\nreturn b\n",  # JAX's sort returns one array: `b` is its second row
         "best, arg = torch.max(v)\nreturn arg\n",  # no dimension: one value, unpacked by rows

@@ -181,6 +181,10 @@ class _Walk:
             return False
         if isinstance(up, cst.BinaryOperation) and isinstance(up.operator, _BITWISE):
             return False
+        if isinstance(up, cst.Element):
+            target = _paired_target(up, self.parent)
+            if target is not None:
+                return self._assigned(self.parent[id(self.parent[id(up)])], followed, target)
         if isinstance(up, (*_CARRY, cst.IfExp)):
             return up
         if isinstance(up, cst.Subscript):
@@ -236,11 +240,16 @@ class _Walk:
             return False
         return call  # a library function's result carries its arguments
 
-    def _assigned(self, statement: cst.Assign | cst.AnnAssign | cst.AugAssign, followed: frozenset[int]) -> bool:
+    def _assigned(
+        self, statement: cst.Assign | cst.AnnAssign | cst.AugAssign, followed: frozenset[int], paired: Optional[cst.BaseExpression] = None
+    ) -> bool:
         """`name = value` (or `name += value`): the value may reach a gradient if a read of `name`
-        that this binding may reach may. `followed`: the bindings on the way (by node id)."""
+        that this binding may reach may. `followed`: the bindings on the way (by node id); `paired`:
+        the one target an element of a literal tuple value is stored into (`a, b = v, w`)."""
         targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
-        if len(targets) == 1 and isinstance(targets[0], (cst.Tuple, cst.List)):
+        if paired is not None:
+            targets = [paired]
+        elif len(targets) == 1 and isinstance(targets[0], (cst.Tuple, cst.List)):
             targets = _unpacked_carriers(targets[0], statement.value, self.env_at)
             if targets is None:
                 return True
@@ -279,6 +288,22 @@ def _enclosing_function(node: cst.CSTNode, parent: dict[int, cst.CSTNode]) -> Op
     while up is not None and not isinstance(up, _RUNS_LATER):
         up = parent.get(id(up))
     return up
+
+
+def _paired_target(element: cst.Element, parent: dict[int, cst.CSTNode]) -> Optional[cst.BaseExpression]:
+    """In `a, b = v, w`, the target the element `w` is stored into (`b`); None unless the element is
+    one of a literal tuple or list that is a plain assignment's whole value, unpacked into as many
+    targets, none starred."""
+    literal = parent.get(id(element))
+    statement = parent.get(id(literal))
+    if not (isinstance(literal, (cst.Tuple, cst.List)) and isinstance(statement, cst.Assign) and statement.value is literal):
+        return None
+    if len(statement.targets) != 1 or not isinstance(statement.targets[0].target, (cst.Tuple, cst.List)):
+        return None
+    targets = statement.targets[0].target.elements
+    if len(targets) != len(literal.elements) or any(isinstance(e, cst.StarredElement) for e in (*targets, *literal.elements)):
+        return None
+    return next(target.value for target, item in zip(targets, literal.elements) if item is element)
 
 
 def _unpacked_carriers(target: cst.Tuple | cst.List, value: cst.BaseExpression, env_at) -> Optional[list[cst.BaseExpression]]:
