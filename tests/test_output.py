@@ -518,34 +518,40 @@ def g(x):
 """
 
 
+def json_findings(tmp_path, source: str) -> list[dict]:
+    """The JSON findings of a check of `source`, written as m.py."""
+    (tmp_path / "m.py").write_text(source)
+    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
+    return json.loads(run.out)
+
+
 def test_each_json_finding_says_how_sure_it_is(tmp_path):
     # high: `x > 0` leaves x = 0, sqrt's pole, unselected; medium: the condition is about x, the
     # argument is a sum of it, so only the data they share relates them.
-    (tmp_path / "m.py").write_text(CONFIDENCE_SOURCE)
-    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
-    assert [(d["location"]["row"], d["confidence"]) for d in json.loads(run.out)] == [(3, "high"), (5, "medium")]
+    findings = json_findings(tmp_path, CONFIDENCE_SOURCE)
+    assert [(d["location"]["row"], d["confidence"]) for d in findings] == [(3, "high"), (5, "medium")]
 
 
 def test_a_condition_that_pins_the_argument_at_its_pole_is_sure(tmp_path):
     # Where `all(k == 0)` holds, `k2` is 0 whatever `box` is (point 148): the pole is provably
     # reached where the branch is not selected. A power by an exponent not known is not: its leak
     # domain is the widest case, not a proven pole.
-    (tmp_path / "m.py").write_text(
+    findings = json_findings(
+        tmp_path,
         "import jax.numpy as jnp\ndef ewald(k, box, m):\n    k_cart = 2 * jnp.pi * k / box\n    k2 = jnp.dot(k_cart, k_cart)\n"
         "    a = jnp.where(jnp.all(k == 0), 0.0, 1.0 / k2)\n    return a, jnp.where(jnp.all(k == 0), 0.0, k2**m)\n"
     )
-    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
-    assert [(d["location"]["row"], d["confidence"]) for d in json.loads(run.out)] == [(5, "high"), (6, "medium")]
+    assert [(d["location"]["row"], d["confidence"]) for d in findings] == [(5, "high"), (6, "medium")]
 
 
 def test_a_power_by_an_exponent_not_known_is_not_sure(tmp_path):
     # `x > 0` leaves 0 and the negatives unselected: `x ** 0.5` is infinite or NaN there, but
     # `x ** p` is only for some `p` (not for p = 2), so the leak is possible, not proven.
-    (tmp_path / "m.py").write_text(
+    findings = json_findings(
+        tmp_path,
         "import jax.numpy as jnp\ndef f(x, p):\n    return jnp.where(x > 0, x ** 0.5, 0.0), jnp.where(x > 0, jnp.power(x, p), 0.0)\n"
     )
-    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
-    assert [(d["location"]["column"], d["confidence"]) for d in json.loads(run.out)] == [(29, "high"), (62, "medium")]
+    assert [(d["location"]["column"], d["confidence"]) for d in findings] == [(29, "high"), (62, "medium")]
 
 
 def test_a_nan_mask_over_an_overflow_is_not_sure(tmp_path):
@@ -553,12 +559,12 @@ def test_a_nan_mask_over_an_overflow_is_not_sure(tmp_path):
     # (log at a zero count) that is what they are; an overflow needs exp's argument past ~88.7, which
     # the mask does not show (point 153): the same op under a where is high only when the condition
     # aims at large values.
-    (tmp_path / "m.py").write_text(
+    findings = json_findings(
+        tmp_path,
         "import jax.numpy as jnp\ndef f(p, x):\n    a = jnp.log(p) * 2.0\n    b = jnp.exp(x) * 2.0\n"
         "    return jnp.where(jnp.isnan(a), 0.0, a), jnp.where(jnp.isnan(b), 0.0, b)\n"
     )
-    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
-    found = [(d["code"], d["op"], d["confidence"]) for d in json.loads(run.out)]
+    found = [(d["code"], d["op"], d["confidence"]) for d in findings]
     assert found == [("NAN201", "log", "high"), ("NAN201", "exp", "medium")]
 
 
@@ -566,13 +572,13 @@ def test_a_clamp_at_a_pole_is_sure_only_where_its_gradient_multiplies(tmp_path):
     # JAX's maximum multiplies the infinite cotangent by 0 below the bound: NaN wherever it binds.
     # torch's clamp and TensorFlow's maximum select it (0 below the bound), so only a value exactly on
     # the bound gets an infinite gradient (run under XLA and torch autograd).
-    (tmp_path / "m.py").write_text(
+    findings = json_findings(
+        tmp_path,
         "import jax.numpy as jnp\nimport tensorflow as tf\nimport torch\n"
         "a = jnp.sqrt(jnp.maximum(x, 0.0))\nb = torch.sqrt(y.clamp_min(0))\nc = tf.sqrt(tf.maximum(z, 0.0))\n"
         "d = torch.sqrt(torch.clamp(y, min=0))\n"
     )
-    run = run_nanlint("check", "--isolated", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
-    found = [(d["code"], d["location"]["row"], d["confidence"]) for d in json.loads(run.out)]
+    found = [(d["code"], d["location"]["row"], d["confidence"]) for d in findings]
     assert found == [("NAN102", 4, "high"), ("NAN102", 5, "medium"), ("NAN102", 6, "medium"), ("NAN102", 7, "medium")]
 
 

@@ -182,9 +182,9 @@ class _Walk:
         if isinstance(up, cst.BinaryOperation) and isinstance(up.operator, _BITWISE):
             return False
         if isinstance(up, cst.Element):
-            target = _paired_target(up, self.parent)
-            if target is not None:
-                return self._assigned(self.parent[id(self.parent[id(up)])], followed, target)
+            paired = _paired_target(up, self.parent)
+            if paired is not None:
+                return self._assigned(*paired, followed)
         if isinstance(up, (*_CARRY, cst.IfExp)):
             return up
         if isinstance(up, cst.Subscript):
@@ -196,9 +196,9 @@ class _Walk:
         if isinstance(up, cst.Expr):
             return isinstance(node, cst.Call)  # a call made for its effect (`loss.backward()`) may differentiate
         if isinstance(up, (cst.Assign, cst.AnnAssign)) and node is up.value:
-            return self._assigned(up, followed)
+            return self._assigned(up, None, followed)
         if isinstance(up, cst.AugAssign):
-            return self._assigned(up, followed)  # `v += x`: both `x` and the old `v` go on in `v`
+            return self._assigned(up, None, followed)  # `v += x`: both `x` and the old `v` go on in `v`
         return True
 
     def _attribute(self, up: cst.Attribute) -> cst.CSTNode | bool:
@@ -241,7 +241,7 @@ class _Walk:
         return call  # a library function's result carries its arguments
 
     def _assigned(
-        self, statement: cst.Assign | cst.AnnAssign | cst.AugAssign, followed: frozenset[int], paired: Optional[cst.BaseExpression] = None
+        self, statement: cst.Assign | cst.AnnAssign | cst.AugAssign, paired: Optional[cst.BaseExpression], followed: frozenset[int]
     ) -> bool:
         """`name = value` (or `name += value`): the value may reach a gradient if a read of `name`
         that this binding may reach may. `followed`: the bindings on the way (by node id); `paired`:
@@ -290,10 +290,10 @@ def _enclosing_function(node: cst.CSTNode, parent: dict[int, cst.CSTNode]) -> Op
     return up
 
 
-def _paired_target(element: cst.Element, parent: dict[int, cst.CSTNode]) -> Optional[cst.BaseExpression]:
-    """In `a, b = v, w`, the target the element `w` is stored into (`b`); None unless the element is
-    one of a literal tuple or list that is a plain assignment's whole value, unpacked into as many
-    targets, none starred."""
+def _paired_target(element: cst.Element, parent: dict[int, cst.CSTNode]) -> Optional[tuple[cst.Assign, cst.BaseExpression]]:
+    """In `a, b = v, w`, the assignment and the target the element `w` is stored into (`b`); None
+    unless the element is one of a literal tuple or list that is a plain assignment's whole value,
+    unpacked into as many targets, none starred."""
     literal = parent.get(id(element))
     statement = parent.get(id(literal))
     if not (isinstance(literal, (cst.Tuple, cst.List)) and isinstance(statement, cst.Assign) and statement.value is literal):
@@ -303,7 +303,7 @@ def _paired_target(element: cst.Element, parent: dict[int, cst.CSTNode]) -> Opti
     targets = statement.targets[0].target.elements
     if len(targets) != len(literal.elements) or any(isinstance(e, cst.StarredElement) for e in (*targets, *literal.elements)):
         return None
-    return next(target.value for target, item in zip(targets, literal.elements) if item is element)
+    return statement, next(target.value for target, item in zip(targets, literal.elements) if item is element)
 
 
 def _unpacked_carriers(target: cst.Tuple | cst.List, value: cst.BaseExpression, env_at) -> Optional[list[cst.BaseExpression]]:
