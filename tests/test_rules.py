@@ -385,5 +385,54 @@ def test_a_mask_whose_safe_value_is_the_pole_is_named_in_the_finding(divisor) ->
     source = f"import torch\ndef t(a, v):\n    safe = torch.where(v != 0, v, 0.0)\n    return torch.where(v != 0, a / {divisor}, 0.0)\n"
     (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
     assert [(r.location.row, r.message) for r in finding.related] == [
-        (3, "`torch.where(v != 0, v, 0.0)` puts the op at its pole where it takes its safe value: it keeps the cotangent from the value it masks there, not from the op's other inputs")
+        (3, "`torch.where(v != 0, v, 0.0)` puts the op at its pole where it takes its safe value: it keeps the cotangent from the value it masks there, not from the op's other inputs"),
+        (4, f"wherever `v != 0` leaves the true branch unselected, {divisor} = 0 holds: the op's pole"),
     ]
+
+
+# Issue #12, Messages: each where-branch finding says why its condition does not keep the op off its
+# pole, or that nanlint cannot tell (its confidence, in words), in a note at the condition.
+EVIDENCE_NOTES = [
+    # The condition, read as values of the argument, leaves the pole unselected: a point ...
+    ("jnp.where(x > 1, jnp.log(x), 0.0)", "high", "`x > 1` leaves the true branch unselected at x = 0, where the derivative of `jnp.log` is not finite"),
+    # ... a range, in the variable the argument is affine in ...
+    ("jnp.where(x > 2, jnp.sqrt(x - 1), 0.0)", "high", "`x > 2` leaves the true branch unselected for x <= 1, where the derivative of `jnp.sqrt` is not finite"),
+    # ... an overflow's range.
+    ("jnp.where(x < 0, jnp.exp(x), x)", "high", "`x < 0` leaves the true branch unselected for 88.72 < x, where the derivative of `jnp.exp` is not finite"),
+    # Wherever the branch is not selected the argument is at the pole, whatever the other data.
+    ("jnp.where(jnp.all(k == 0), 0.0, 1.0 / jnp.sum(k * k))", "high", "wherever `jnp.all(k == 0)` leaves the false branch unselected, jnp.sum(k * k) = 0 holds: the op's pole"),
+    # A power by an exponent not read: the condition leaves 0 unselected, the exponent decides the pole.
+    ("jnp.where(x > 1, x ** p, 0.0)", "medium", "`x > 1` leaves the true branch unselected where `**` would be at its pole, but whether it has one depends on an exponent nanlint cannot read (medium confidence)"),
+    # The condition is about something the argument is computed from, not the argument's values.
+    ("jnp.where(n * t > 0, jnp.log(n), 0.0)", "medium", "nanlint cannot tell whether n = 0 can hold where `n * t > 0` leaves the true branch unselected (medium confidence)"),
+]
+
+
+@pytest.mark.parametrize(("select", "confidence", "note"), EVIDENCE_NOTES)
+def test_a_where_finding_says_why_its_condition_leaves_the_pole_unselected(select, confidence, note) -> None:
+    source = f"import jax.numpy as jnp\ndef f(x, k, n, p, t):\n    return {select}\n"
+    (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
+    assert finding.confidence.value == confidence
+    assert [(r.location.row, r.location.column, r.message) for r in finding.related] == [(3, 22, note)]
+
+
+def test_a_nan_placeholder_a_later_select_may_drop_is_said_to_be_uncertain() -> None:
+    source = "import jax.numpy as jnp\ndef f(x, d):\n    u = jnp.where(x <= 0, jnp.nan, jnp.log(x))\n    return jnp.where(d, 0.0, u)\n"
+    (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
+    assert finding.confidence.value == "medium"
+    assert [r.message for r in finding.related] == [
+        "the other branch is NaN; nanlint cannot tell whether a later select leaves that NaN out of the result (medium confidence)"
+    ]
+
+
+def test_a_nested_select_or_a_nonfinite_factor_gets_no_second_explanation() -> None:
+    """The nested select's note already says where the enclosing condition leaves the op at its pole;
+    a NaN factor's derivative is non-finite at every value, as the message says."""
+    nested = "import jax.numpy as jnp\ndef f(x, c):\n    return jnp.where(x > 0, jnp.where(c, jnp.log(x), 1.0), 0.0)\n"
+    factor = "import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x > 0, 0.0, jnp.nan * x)\n"
+    (inner,) = Checker(Settings()).check_source(nested, "m.py").diagnostics
+    assert [r.message for r in inner.related] == [
+        "the `jnp.where` on line 3 encloses the select that holds it; where `x > 0` leaves its true branch unselected, the op is at its pole"
+    ]
+    (product,) = Checker(Settings()).check_source(factor, "m.py").diagnostics
+    assert product.confidence.value == "high" and product.related == []

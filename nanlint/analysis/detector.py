@@ -39,7 +39,7 @@ from nanlint.analysis.names import (
     qualified_name,
 )
 from nanlint.analysis.reach import is_primal_in_jvp_rule, may_receive_cotangent, nan_may_reach_result
-from nanlint.analysis.sites import Branch, GuardVerdict, LeakSite, OpUse, Site, SiteKind
+from nanlint.analysis.sites import Branch, Evidence, GuardVerdict, LeakSite, OpUse, Site, SiteKind
 from nanlint.analysis.slots import pole_only_at_empty_slots
 from nanlint.analysis.syntax import (
     argument_at,
@@ -469,7 +469,7 @@ class Detector:
                     if out_of_sight and site.confidence is not Confidence.HIGH:
                         continue
                     if id(branch) in uncertain:
-                        site.confidence = Confidence.MEDIUM
+                        site.confidence, site.evidence = Confidence.MEDIUM, Evidence.NAN_OTHERWISE
                     site.nested_in, site.scope = (holder.call if holder is not None else None), scope
                     site.upstream = self._upstream(site, env)
                     site.pole_mask = self._pole_mask(site.use.arg, _where_computed(site.use, env), site.use.leak_domain)
@@ -477,7 +477,7 @@ class Detector:
         found = _explained_once(found)
         for site in found:
             if site.confidence is Confidence.HIGH and not self._surely_at_pole(site):
-                site.confidence = Confidence.MEDIUM
+                site.confidence, site.evidence = Confidence.MEDIUM, Evidence.EXPONENT_UNKNOWN
         if SiteKind.CLAMP_AT_POLE in kinds:
             found += self._clamps_at_poles()
         if SiteKind.NAN_MASK in kinds:
@@ -1063,11 +1063,11 @@ class Detector:
             return site(SiteKind.SINGULAR_LOCAL if use.via is not None else SiteKind.SINGULAR_OP, confidence=confidence)
         if branch.cond is not None and self._masked_on_condition(branch, use, env):
             return None  # masked before, on this select's own condition
-        verdict, admitted = self._guard_verdict(branch, use, env)
+        verdict, values = self._guard_verdict(branch, use, env)
         if verdict is GuardVerdict.NO_LEAK:
             return None
         if verdict is GuardVerdict.ADMITS and use.op.kind is LeakKind.POLE:
-            return site(SiteKind.POLE_ADMITTED, admitted, Confidence.HIGH)
+            return site(SiteKind.POLE_ADMITTED, values, Confidence.HIGH)
         if self._selected_at_pole(branch, use, env):
             return None
         if verdict is GuardVerdict.UNKNOWN and not self._condition_guards(branch, use, env):
@@ -1079,11 +1079,17 @@ class Detector:
             return site(SiteKind.UNRELATED_CONDITION) if use.via is None else None
         # Compared as values, the condition leaves the pole unselected: provably reachable there (a
         # power's leak domain, for an exponent not known, is its widest case: `_surely_at_pole`).
-        proven = verdict is not GuardVerdict.UNKNOWN or (use.op.exponent is None and self._pinned_at_pole(branch, use, env))
-        confidence = Confidence.HIGH if proven else Confidence.MEDIUM
+        pinned = verdict is GuardVerdict.UNKNOWN and use.op.exponent is None and self._pinned_at_pole(branch, use, env)
+        confidence = Confidence.HIGH if verdict is not GuardVerdict.UNKNOWN or pinned else Confidence.MEDIUM
         if use.via is not None:
-            return site(SiteKind.SINGULAR_LOCAL, confidence=confidence)
-        return site(SiteKind.OVERFLOW if use.op.kind is LeakKind.OVERFLOW else SiteKind.SINGULAR_OP, confidence=confidence)
+            found = site(SiteKind.SINGULAR_LOCAL, confidence=confidence)
+        else:
+            found = site(SiteKind.OVERFLOW if use.op.kind is LeakKind.OVERFLOW else SiteKind.SINGULAR_OP, confidence=confidence)
+        if verdict is GuardVerdict.LEAK:
+            found.evidence, found.reached = Evidence.REACHED, values
+        elif pinned:
+            found.evidence = Evidence.PINNED
+        return found
 
     def _selected_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> bool:
         """Wherever the op's argument is at its pole, the condition selects this branch, as the value
@@ -1434,7 +1440,9 @@ class Detector:
         return source if depends_on_data(source.arg, arg_env.at(binding.place)) else None
 
     def _guard_verdict(self, branch: Branch, use: OpUse, env: _Env) -> tuple[GuardVerdict, Optional[tuple[IntervalSet, str]]]:
-        """Compare what the guard selects with the op's leak domain, when the guard names the argument."""
+        """Compare what the guard selects with the op's leak domain, when the guard names the argument;
+        for ADMITS the pole values it selects, for LEAK those it surely leaves unselected, with the
+        variable (source text) they are values of."""
         if branch.cond is None or branch.polarity is None or not use.op.elementwise:
             return GuardVerdict.UNKNOWN, None
         for var, to_var in affine_base(use.arg, env):
@@ -1454,8 +1462,8 @@ class Detector:
             within, surely = said.at_most(not branch.polarity), said.at_least(not branch.polarity)
             if within is not None and within.intersect(domain).is_empty():
                 return GuardVerdict.NO_LEAK, None
-            if surely is not None and not surely.intersect(domain).is_empty():
-                return GuardVerdict.LEAK, None
+            if surely is not None and not (reached := surely.intersect(domain)).is_empty():
+                return GuardVerdict.LEAK, (reached, self.code(var))
             return GuardVerdict.UNKNOWN, None
         return GuardVerdict.UNKNOWN, None
 

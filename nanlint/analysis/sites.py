@@ -38,6 +38,17 @@ class GuardVerdict(enum.Enum):
     UNKNOWN = "unknown"  # the condition says nothing certain about the argument
 
 
+class Evidence(enum.Enum):
+    """What shows that a where branch's op is at its pole where the branch is not selected: the
+    note a finding carries, and the reason for its confidence."""
+
+    REACHED = "reached"  # the condition, read as values of the argument, leaves pole values unselected
+    PINNED = "pinned"  # wherever the branch is not selected, the argument's values lie on the pole
+    EXPONENT_UNKNOWN = "exponent-unknown"  # as REACHED, but a power's exponent, not read, decides the pole
+    NAN_OTHERWISE = "nan-otherwise"  # the other branch is NaN, which may or may not reach the result (medium)
+    NOT_SHOWN = "not-shown"  # nothing shows whether the argument reaches the pole there (medium)
+
+
 @dataclass
 class Branch:
     label: str  # "true", "false", "case 1", "choice 0", "default", "clamped": for messages
@@ -83,6 +94,10 @@ class LeakSite:
     # divisor): it guards the masked value, not the op's other inputs.
     pole_mask: Optional[cst.Call] = None
     confidence: Confidence = Confidence.MEDIUM
+    evidence: Evidence = Evidence.NOT_SHOWN
+    # REACHED: the pole values the condition surely leaves unselected, and the variable (source text)
+    # they are values of.
+    reached: Optional[tuple[IntervalSet, str]] = None
     # The select nested in the branch that holds the op (`where(a, 0, where(b, f(x), g))`), when
     # the enclosing select's condition `a` explains the pole; None for the select's own op.
     nested_in: Optional[cst.Call] = field(default=None, repr=False)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from nanlint.analysis.detector import OPERATORS, Detector
 from nanlint.analysis.masking import domain_condition
-from nanlint.analysis.sites import LeakSite, MaskSite, Site, SiteKind
+from nanlint.analysis.sites import Evidence, LeakSite, MaskSite, Site, SiteKind
+from nanlint.confidence import Confidence
 from nanlint.analysis.tree import bare_code, code
 from nanlint.diagnostics import Diagnostic, Related
 from nanlint.fix.model import Location
@@ -56,8 +59,39 @@ def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnosti
         )
     if site.admitted is not None and site.branch.cond is not None:
         related.append(Related(f"the condition selects the pole at {facts['admitted']}", *detector.locations(site.branch.cond)))
+    evidence = _evidence_note(site, facts, detector)
+    if evidence is not None:
+        related.append(Related(evidence, *detector.locations(site.branch.cond)))
     select = detector.locations(site.select)[0]
     return _diagnostic(site, facts, filename, (start, end), related, site.use.op.key, site.branch.label, select)
+
+
+# The kinds whose op sits in a branch the condition leaves unselected somewhere: their note says
+# whether that region is shown to hold the pole.
+_UNSELECTED_KINDS = frozenset({SiteKind.SINGULAR_OP, SiteKind.SINGULAR_LOCAL, SiteKind.OVERFLOW, SiteKind.UNRELATED_CONDITION})
+
+
+def _evidence_note(site: LeakSite, facts: dict[str, str], detector: Detector) -> Optional[str]:
+    """Why the condition does not keep the op off its pole, or that nanlint cannot tell (the finding's
+    confidence, in words). None where the message or another note says it: a nested select's op, a
+    non-finite factor, which leaks at every value."""
+    use, cond, branch = site.use, facts["cond"], facts["branch"]
+    if site.kind not in _UNSELECTED_KINDS or site.branch.cond is None or site.nested_in is not None or use.leak_domain.is_everything():
+        return None
+    if site.evidence is Evidence.REACHED and site.reached is not None:
+        values, var = site.reached
+        where = "at" if all(part.lo == part.hi for part in values.parts) else "for"
+        return f"`{cond}` leaves the {branch} branch unselected {where} {values.describe(var)}, where the derivative of `{facts['op_name']}` is not finite"
+    pole = use.leak_domain.describe(_snippet(detector.code(use.arg)))
+    if site.evidence is Evidence.PINNED:
+        return f"wherever `{cond}` leaves the {branch} branch unselected, {pole} holds: the op's pole"
+    if site.evidence is Evidence.EXPONENT_UNKNOWN:
+        return f"`{cond}` leaves the {branch} branch unselected where `{facts['op_name']}` would be at its pole, but whether it has one depends on an exponent nanlint cannot read (medium confidence)"
+    if site.evidence is Evidence.NAN_OTHERWISE:
+        return "the other branch is NaN; nanlint cannot tell whether a later select leaves that NaN out of the result (medium confidence)"
+    if site.confidence is Confidence.MEDIUM:
+        return f"nanlint cannot tell whether {pole} can hold where `{cond}` leaves the {branch} branch unselected (medium confidence)"
+    return None
 
 
 def _diagnostic(site: Site, facts: dict[str, str], filename: str, place, related: list[Related], op, branch, select: Location) -> Diagnostic:
