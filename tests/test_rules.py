@@ -386,7 +386,7 @@ def test_a_mask_whose_safe_value_is_the_pole_is_named_in_the_finding(divisor) ->
     (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
     assert [(r.location.row, r.message) for r in finding.related] == [
         (3, "`torch.where(v != 0, v, 0.0)` puts the op at its pole where it takes its safe value: it keeps the cotangent from the value it masks there, not from the op's other inputs"),
-        (4, f"wherever `v != 0` leaves the true branch unselected, {divisor} = 0 holds: the op's pole"),
+        (4, f"where `v != 0` leaves the true branch unselected, {divisor} = 0 holds: the op's pole"),
     ]
 
 
@@ -400,9 +400,11 @@ EVIDENCE_NOTES = [
     # ... an overflow's range.
     ("jnp.where(x < 0, jnp.exp(x), x)", "high", "`x < 0` leaves the true branch unselected for 88.72 < x, where the derivative of `jnp.exp` is not finite"),
     # Wherever the branch is not selected the argument is at the pole, whatever the other data.
-    ("jnp.where(jnp.all(k == 0), 0.0, 1.0 / jnp.sum(k * k))", "high", "wherever `jnp.all(k == 0)` leaves the false branch unselected, jnp.sum(k * k) = 0 holds: the op's pole"),
+    ("jnp.where(jnp.all(k == 0), 0.0, 1.0 / jnp.sum(k * k))", "high", "where `jnp.all(k == 0)` leaves the false branch unselected, jnp.sum(k * k) = 0 holds: the op's pole"),
+    # A comparison of two values is one of their difference, parenthesized or not.
+    ("jnp.where(k != n, t / (k - n), 0.0)", "high", "`k != n` leaves the true branch unselected at k - n = 0, where the derivative of `/` is not finite"),
     # A power by an exponent not read: the condition leaves 0 unselected, the exponent decides the pole.
-    ("jnp.where(x > 1, x ** p, 0.0)", "medium", "`x > 1` leaves the true branch unselected where `**` would be at its pole, but whether it has one depends on an exponent nanlint cannot read (medium confidence)"),
+    ("jnp.where(x > 1, x ** p, 0.0)", "medium", "where `x > 1` leaves the true branch unselected, `**` would be at its pole, but whether it has one depends on an exponent nanlint cannot read (medium confidence)"),
     # The condition is about something the argument is computed from, not the argument's values.
     ("jnp.where(n * t > 0, jnp.log(n), 0.0)", "medium", "nanlint cannot tell whether n = 0 can hold where `n * t > 0` leaves the true branch unselected (medium confidence)"),
 ]
@@ -425,6 +427,21 @@ def test_a_nan_placeholder_a_later_select_may_drop_is_said_to_be_uncertain() -> 
     ]
 
 
+def test_a_medium_finding_without_a_condition_or_with_an_undecided_factor_says_it_cannot_tell() -> None:
+    default = "import jax.numpy as jnp\ndef f(nu, v):\n    return jnp.select([nu == 1, v > 0], [1.0, 2.0], default=jnp.log(nu))\n"
+    (finding,) = Checker(Settings()).check_source(default, "m.py").diagnostics
+    assert finding.confidence.value == "medium"
+    assert [(r.location.row, r.location.column, r.message) for r in finding.related] == [
+        (3, 12, "nanlint cannot tell whether nu = 0 can hold where the default branch is not selected (medium confidence)")
+    ]
+    undecided = (
+        "import jax.numpy as jnp\ndef f(x, c, d, s):\n    y = jnp.where(c, x, jnp.nan)\n"
+        "    return jnp.where(d, 0.0, s * y)\n"
+    )
+    notes = [r.message for f in Checker(Settings()).check_source(undecided, "m.py").diagnostics if f.confidence.value == "medium" for r in f.related]
+    assert "nanlint cannot tell whether the factor is NaN or infinite where `d` leaves the false branch unselected (medium confidence)" in notes
+
+
 def test_a_nested_select_or_a_nonfinite_factor_gets_no_second_explanation() -> None:
     """The nested select's note already says where the enclosing condition leaves the op at its pole;
     a NaN factor's derivative is non-finite at every value, as the message says."""
@@ -436,3 +453,12 @@ def test_a_nested_select_or_a_nonfinite_factor_gets_no_second_explanation() -> N
     ]
     (product,) = Checker(Settings()).check_source(factor, "m.py").diagnostics
     assert product.confidence.value == "high" and product.related == []
+
+
+def test_a_comparison_with_an_empty_tuple_is_read_without_error() -> None:
+    """Reading `s == ()` as a difference once stripped the tuple's parentheses, which libcst refuses:
+    the file's findings were lost to an internal error."""
+    source = "import torch\ndef f(x, s):\n    assert s == ()\n    return torch.where(x > 0, torch.log(x), 0.0)\n"
+    result = Checker(Settings()).check_source(source, "m.py")
+    assert result.error is None
+    assert [(d.location.row, d.code) for d in result.diagnostics] == [(4, "NAN001")]

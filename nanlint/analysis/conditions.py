@@ -13,7 +13,7 @@ from typing import Callable, NamedTuple, Optional
 import libcst as cst
 
 from nanlint.analysis.syntax import COMPARISON_SYMBOLS, arguments
-from nanlint.analysis.tree import walk
+from nanlint.analysis.tree import bare_code, walk
 from nanlint.analysis.values import Env, assigned, constant_value, is_builtin, pinned_values, quotient_key, value_range
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.tables import ABSOLUTE_VALUES, COMPARISON_FUNCTIONS, NAN_TEST_LEAVES, TRUTH_REDUCTIONS
@@ -309,16 +309,29 @@ def _compare(left, operator: type, right, var: str, env: Env) -> Optional[Region
         subject = right
         mirrored = _MIRROR[operator]
     if constant is None:
-        # `a < b` is `a - b < 0`: about the difference, when that is the variable.
-        if var == f"{env.code(right)} - {env.code(left)}":
+        # `a < b` is `a - b < 0`: about the difference, when that is the variable (`(a - b)` too).
+        difference = _unwrapped(var)
+        if difference == f"{bare_code(right, env.code)} - {bare_code(left, env.code)}":
             return _certain(_COMPARE[mirrored](0.0))
-        if var == f"{env.code(left)} - {env.code(right)}":
+        if difference == f"{bare_code(left, env.code)} - {bare_code(right, env.code)}":
             return _certain(_COMPARE[_MIRROR[mirrored]](0.0))
         ratio = _ratio(left, operator, right, var, env)
         if ratio is not None:
             return ratio
         return _against_range(left, operator, right, var, env)
     return _certain(_compared_values(subject, mirrored, constant, var, env))
+
+
+def _unwrapped(text: str) -> str:
+    """Source text without the parentheses around all of it: `(a - b)` is `a - b`, `(a) - (b)` stays."""
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for i, char in enumerate(text):
+            depth += (char == "(") - (char == ")")
+            if depth == 0 and i < len(text) - 1:
+                return text  # the first parenthesis closes before the end
+        text = text[1:-1].strip()
+    return text
 
 
 def _ratio(left, operator: type, right, var: str, env: Env) -> Optional[Region]:

@@ -52,7 +52,7 @@ from nanlint.analysis.syntax import (
     positional,
     string_value,
 )
-from nanlint.analysis.tree import UnitTree, children, code, loads, visit, walk
+from nanlint.analysis.tree import UnitTree, bare_code, children, code, loads, visit, walk
 from nanlint.analysis.values import (
     assigned,
     can_reach,
@@ -1463,7 +1463,7 @@ class Detector:
             if within is not None and within.intersect(domain).is_empty():
                 return GuardVerdict.NO_LEAK, None
             if surely is not None and not (reached := surely.intersect(domain)).is_empty():
-                return GuardVerdict.LEAK, (reached, self.code(var))
+                return GuardVerdict.LEAK, (reached, bare_code(var, self.code))
             return GuardVerdict.UNKNOWN, None
         return GuardVerdict.UNKNOWN, None
 

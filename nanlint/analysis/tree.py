@@ -96,7 +96,9 @@ def code(node: cst.CSTNode) -> str:
 def bare_code(node: cst.CSTNode, code_of: Callable[[cst.CSTNode], str] = code) -> str:
     """The node's code without its own parentheses: `(loss)` is `loss`. `code_of`: how to render it
     otherwise (a detector's remembered `code`)."""
-    return code(node.with_changes(lpar=[], rpar=[])) if getattr(node, "lpar", None) else code_of(node)
+    if not getattr(node, "lpar", None) or isinstance(node, cst.Tuple):  # `()` is a tuple only with them
+        return code_of(node)
+    return code(node.with_changes(lpar=[], rpar=[]))
 
 
 # --- units ---------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnosti
         related.append(Related(f"the condition selects the pole at {facts['admitted']}", *detector.locations(site.branch.cond)))
     evidence = _evidence_note(site, facts, detector)
     if evidence is not None:
-        related.append(Related(evidence, *detector.locations(site.branch.cond)))
+        related.append(Related(evidence, *detector.locations(site.branch.cond if site.branch.cond is not None else site.select)))
     select = detector.locations(site.select)[0]
     return _diagnostic(site, facts, filename, (start, end), related, site.use.op.key, site.branch.label, select)
 
@@ -74,23 +74,26 @@ _UNSELECTED_KINDS = frozenset({SiteKind.SINGULAR_OP, SiteKind.SINGULAR_LOCAL, Si
 def _evidence_note(site: LeakSite, facts: dict[str, str], detector: Detector) -> Optional[str]:
     """Why the condition does not keep the op off its pole, or that nanlint cannot tell (the finding's
     confidence, in words). None where the message or another note says it: a nested select's op, a
-    non-finite factor, which leaks at every value."""
-    use, cond, branch = site.use, facts["cond"], facts["branch"]
-    if site.kind not in _UNSELECTED_KINDS or site.branch.cond is None or site.nested_in is not None or use.leak_domain.is_everything():
+    non-finite factor known to be non-finite there."""
+    use, branch, cond = site.use, facts["branch"], facts["cond"]
+    if site.kind not in _UNSELECTED_KINDS or site.nested_in is not None:
         return None
+    unselected = f"where `{cond}` leaves the {branch} branch unselected" if site.branch.cond is not None else f"where the {branch} branch is not selected"
+    if use.leak_domain.is_everything():  # a NaN or infinite factor: the message says it leaks at every value
+        return f"nanlint cannot tell whether the factor is NaN or infinite {unselected} (medium confidence)" if site.confidence is Confidence.MEDIUM else None
     if site.evidence is Evidence.REACHED and site.reached is not None:
         values, var = site.reached
-        where = "at" if all(part.lo == part.hi for part in values.parts) else "for"
-        return f"`{cond}` leaves the {branch} branch unselected {where} {values.describe(var)}, where the derivative of `{facts['op_name']}` is not finite"
+        at = "at" if all(part.lo == part.hi for part in values.parts) else "for"
+        return f"`{cond}` leaves the {branch} branch unselected {at} {values.describe(var)}, where the derivative of `{facts['op_name']}` is not finite"
     pole = use.leak_domain.describe(_snippet(detector.code(use.arg)))
     if site.evidence is Evidence.PINNED:
-        return f"wherever `{cond}` leaves the {branch} branch unselected, {pole} holds: the op's pole"
+        return f"{unselected}, {pole} holds: the op's pole"
     if site.evidence is Evidence.EXPONENT_UNKNOWN:
-        return f"`{cond}` leaves the {branch} branch unselected where `{facts['op_name']}` would be at its pole, but whether it has one depends on an exponent nanlint cannot read (medium confidence)"
+        return f"{unselected}, `{facts['op_name']}` would be at its pole, but whether it has one depends on an exponent nanlint cannot read (medium confidence)"
     if site.evidence is Evidence.NAN_OTHERWISE:
         return "the other branch is NaN; nanlint cannot tell whether a later select leaves that NaN out of the result (medium confidence)"
     if site.confidence is Confidence.MEDIUM:
-        return f"nanlint cannot tell whether {pole} can hold where `{cond}` leaves the {branch} branch unselected (medium confidence)"
+        return f"nanlint cannot tell whether {pole} can hold {unselected} (medium confidence)"
     return None
 
 

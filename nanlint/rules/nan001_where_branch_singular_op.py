@@ -199,7 +199,7 @@ class WhereBranchSingularOp(Rule):
         # the primals: `defjvps`' rule is `rule(tangent, primal_out, *primals)`.
         Valid(
             "import jax\nimport jax.numpy as jnp\ndef taper(f, y):\n    @jax.custom_jvp\n    def g(x, y):\n        return jnp.where(x < y, 1.0, 0.0)\n"
-            "    def g_der(x, y):\n        return jnp.where(x < y, 0.0, 1.0 / (x - y))\n"
+            "    def g_der(x, y):\n        return jnp.where(x <= y, 0.0, 1.0 / (x - y))\n"
             "    g.defjvps(None, lambda y_dot, out, x, y: g_der(x, y) * y_dot)\n    return g(f, y)\n"
         ),
         Valid(
@@ -427,7 +427,7 @@ class WhereBranchSingularOp(Rule):
         # ... but not when the rule passes it the tangent, or the function calls it too.
         Invalid(
             "import jax\nimport jax.numpy as jnp\ndef taper(f, y):\n    @jax.custom_jvp\n    def g(x, y):\n        return jnp.where(x < y, 1.0, 0.0)\n"
-            "    def g_der(x, y):\n        return jnp.where(x < y, 0.0, 1.0 / (x - y))\n"
+            "    def g_der(x, y):\n        return jnp.where(x <= y, 0.0, 1.0 / (x - y))\n"
             "    g.defjvps(None, lambda y_dot, out, x, y: g_der(x, y) * y_dot)\n    return g(f, y) + g_der(f, y)\n",
             line=8,
         ),
