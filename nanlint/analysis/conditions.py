@@ -310,11 +310,13 @@ def _compare(left, operator: type, right, var: str, env: Env) -> Optional[Region
         mirrored = _MIRROR[operator]
     if constant is None:
         # `a < b` is `a - b < 0`: about the difference, when that is the variable (`(a - b)` too).
-        difference = _unwrapped(var)
-        if difference == f"{bare_code(right, env.code)} - {bare_code(left, env.code)}":
-            return _certain(_COMPARE[mirrored](0.0))
-        if difference == f"{bare_code(left, env.code)} - {bare_code(right, env.code)}":
-            return _certain(_COMPARE[_MIRROR[mirrored]](0.0))
+        difference = _unwrapped(var) if " - " in var else None
+        if difference is not None:
+            left_text, right_text = bare_code(left, env.code), bare_code(right, env.code)
+            if difference == f"{right_text} - {left_text}":
+                return _certain(_COMPARE[mirrored](0.0))
+            if difference == f"{left_text} - {right_text}":
+                return _certain(_COMPARE[_MIRROR[mirrored]](0.0))
         ratio = _ratio(left, operator, right, var, env)
         if ratio is not None:
             return ratio
