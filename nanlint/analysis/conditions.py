@@ -7,6 +7,7 @@ does. Conditions that say nothing certain about the variable give None.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Callable, NamedTuple, Optional
 
@@ -324,16 +325,14 @@ def _compare(left, operator: type, right, var: str, env: Env) -> Optional[Region
     return _certain(_compared_values(subject, mirrored, constant, var, env))
 
 
+@functools.lru_cache(maxsize=4096)
 def _unwrapped(text: str) -> str:
-    """Source text without the parentheses around all of it: `(a - b)` is `a - b`, `(a) - (b)` stays."""
-    while text.startswith("(") and text.endswith(")"):
-        depth = 0
-        for i, char in enumerate(text):
-            depth += (char == "(") - (char == ")")
-            if depth == 0 and i < len(text) - 1:
-                return text  # the first parenthesis closes before the end
-        text = text[1:-1].strip()
-    return text
+    """An expression's source without the parentheses around all of it: `(a - b)` is `a - b`, `(a) -
+    (b)` stays (read from its tree, remembered: the variable's text is asked of every comparison)."""
+    try:
+        return bare_code(cst.parse_expression(text))
+    except cst.ParserSyntaxError:
+        return text
 
 
 def _ratio(left, operator: type, right, var: str, env: Env) -> Optional[Region]:

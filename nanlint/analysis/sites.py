@@ -44,7 +44,7 @@ class Evidence(enum.Enum):
 
     REACHED = "reached"  # the condition, read as values of the argument, leaves pole values unselected
     PINNED = "pinned"  # wherever the branch is not selected, the argument's values lie on the pole
-    EXPONENT_UNKNOWN = "exponent-unknown"  # as REACHED, but a power's exponent, not read, decides the pole
+    EXPONENT_UNKNOWN = "exponent-unknown"  # shown at the pole, but a power's exponent, not read, decides if it is one
     NAN_OTHERWISE = "nan-otherwise"  # the other branch is NaN, which may or may not reach the result (medium)
     NOT_SHOWN = "not-shown"  # nothing shows whether the argument reaches the pole there (medium)
 

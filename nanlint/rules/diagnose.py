@@ -9,8 +9,8 @@ import libcst as cst
 from nanlint.analysis.detector import OPERATORS, Detector
 from nanlint.analysis.masking import domain_condition
 from nanlint.analysis.sites import Evidence, LeakSite, MaskSite, Site, SiteKind
-from nanlint.confidence import Confidence
 from nanlint.analysis.tree import bare_code, code
+from nanlint.confidence import Confidence
 from nanlint.diagnostics import Diagnostic, Related
 from nanlint.fix.model import Location
 from nanlint.rules import BY_KIND
