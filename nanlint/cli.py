@@ -299,7 +299,7 @@ def run_check(paths: list[str], options: dict, verify_command: bool = False) -> 
     if verify_command:
         return _report_verification(diagnostics, sources, options, settings, errors)
     if not options["fix_only"]:
-        _report(diagnostics, sources, options, settings, applied=sum(applied.values()), to_stderr=stdin_fix)
+        _report(diagnostics, sources, options, settings, applied=sum(applied.values()), to_stderr=stdin_fix, errors=len(errors))
     if options["fix_only"]:
         diagnostics = []
     return _exit_for(errors, diagnostics, options, changed=bool(fixed_files))
@@ -443,7 +443,7 @@ def _apply_cli(settings: Settings, options: dict) -> Settings:
     return dataclasses.replace(settings, **changes)
 
 
-def _report(diagnostics, sources: dict[str, str], options: dict, settings: Settings, *, applied: int = 0, to_stderr: bool = False) -> None:
+def _report(diagnostics, sources: dict[str, str], options: dict, settings: Settings, *, applied: int = 0, to_stderr: bool = False, errors: int = 0) -> None:
     fmt = options["output_format"] or DEFAULT_FORMAT
     color = _color(options)
     if options["statistics"]:
@@ -451,7 +451,7 @@ def _report(diagnostics, sources: dict[str, str], options: dict, settings: Setti
     else:
         text = render(diagnostics, fmt, sources=sources, color=color, width=_width())
         if fmt in TEXT_FORMATS:
-            text += _summary(diagnostics, applied)
+            text += _summary(diagnostics, applied, errors)
     _write(text, options, to_stderr=to_stderr)
 
 
@@ -472,19 +472,21 @@ def _write(text: str, options: dict, *, to_stderr: bool = False) -> None:
         click.echo(text, nl=False, err=to_stderr)
 
 
-def _summary(diagnostics, applied: int) -> str:
+def _summary(diagnostics, applied: int, errors: int = 0) -> str:
+    """The last line of a text report; a file that could not be checked is no check passed."""
     total = len(diagnostics) + applied
+    failed = f"{errors} {'error' if errors == 1 else 'errors'} above: not everything was checked.\n" if errors else ""
     if not total:
-        return "All checks passed!\n"
+        return f"No findings, but {failed}" if errors else "All checks passed!\n"
     noun = "finding" if total == 1 else "findings"
     if applied:
         left = f"{len(diagnostics)} remaining" if diagnostics else "none remaining"
-        return f"Found {total} {noun} ({applied} fixed, {left}).\n"
+        return f"Found {total} {noun} ({applied} fixed, {left}).\n{failed}"
     fixable = sum(1 for d in diagnostics if is_fixable(d))
     hidden = sum(1 for d in diagnostics if d.fix is not None and d.fix.edits and d.fix.applicability is Applicability.UNSAFE and not d.fix.available)
     extra = f" ({fixable} fixable with `--fix`)" if fixable else ""
     hint = f"\n{hidden} hidden {'fix' if hidden == 1 else 'fixes'} can be enabled with `--unsafe-fixes`." if hidden else ""
-    return f"Found {total} {noun}{extra}.{hint}\n"
+    return f"Found {total} {noun}{extra}.{hint}\n{failed}"
 
 
 def _fixes_text(fixed_files: list[tuple[str, Counter]]) -> str:

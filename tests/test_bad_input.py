@@ -167,3 +167,18 @@ def snapshot(root: Path) -> dict[str, bytes]:
                 with open(path, "rb") as handle:
                     out[os.path.relpath(path, root)] = handle.read()
     return out
+
+
+def test_a_path_that_could_not_be_checked_is_no_check_passed(tmp_path: Path) -> None:
+    """With an error, the summary does not say "All checks passed!": it says an error kept something
+    from being checked, with findings or without."""
+    (tmp_path / "clean.py").write_text("import jax.numpy as jnp\n", encoding="utf-8")
+    (tmp_path / "leak.py").write_text("import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x > 0, jnp.log(x), 0.0)\n", encoding="utf-8")
+    clean = nanlint("check", "--no-cache", "missing.py", "clean.py", cwd=tmp_path)
+    assert clean.returncode == 2
+    assert clean.out.splitlines()[-1] == "No findings, but 1 error above: not everything was checked."
+    assert_one_line_errors(clean)
+    leaky = nanlint("check", "--no-cache", "missing.py", "leak.py", cwd=tmp_path)
+    assert leaky.returncode == 2
+    assert leaky.out.splitlines()[-1] == "1 error above: not everything was checked."
+    assert "Found 1 finding" in leaky.out
