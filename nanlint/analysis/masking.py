@@ -50,7 +50,7 @@ _COMBINATIONS = frozenset({"logical_and", "logical_or", "any", "all", "reduce_an
 # What can be compared without parentheses: `x - 1 > 0` reads as meant.
 _OPERANDS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BinaryOperation, cst.Integer, cst.Float)
 # Calls that make a tensor of their first argument; the others are its dtype or its shape.
-_CONSTRUCTORS = frozenset({"convert_to_tensor", "asarray", "array", "constant"})
+_CONSTRUCTORS = frozenset({"convert_to_tensor", "asarray", "as_tensor", "array", "constant"})
 
 
 def mask_sites(detector: "Detector", make_env: Callable[["Detector", "Scope", int], "_Env"], found: list[LeakSite]) -> list[MaskSite]:

@@ -1044,25 +1044,40 @@ def scatter_sum(qualified: Optional[str]) -> Optional[tuple[Arg, Arg]]:
     """Where the values and the indices of the scatter-sum `qualified` names sit; None for another."""
     return next((SCATTER_SUMS[name] for name in canonical_names(qualified) if name in SCATTER_SUMS), None) if qualified else None
 
+# Gathers: only the gathered operand (the first argument, or a method's receiver) carries a
+# gradient; the indices receive none. Their value is some of the operand's elements, so it keeps the
+# operand's value range, as a subscript does (`exp(lp.gather(-1, i))`).
+GATHERS = frozenset({"gather", "gather_nd", "batch_gather", "take", "take_along_axis", "take_along_dim", "index_select"})
+# Functions and methods whose values are the operand's elements, rearranged, repeated or kept in
+# running extrema (torch's `sort`, `cummin` and `cummax` as their `values`): the operand's range.
+REARRANGEMENTS = frozenset({"flip", "fliplr", "flipud", "roll", "rot90", "sort", "repeat", "tile", "expand_as", "cummax", "cummin"})
+# Either way, the value is some of the operand's elements.
+ELEMENTS_OF_OPERAND = GATHERS | REARRANGEMENTS
 # What a value goes through on its way to a NaN mask, by the last name of a framework function or a
 # tensor method (the frameworks share these names). A mask is reported only when computation that
 # can turn finite inputs non-finite lies on that way: a singular op of OPS, or a framework function
 # outside these two sets. These pass a NaN through and cannot make one (finite inputs give finite
-# values and finite derivatives): reductions, shape and dtype changes, products, smooth activations.
+# values and finite derivatives): reductions, shape and dtype changes, products and their sums
+# (interpolation, pooling, convolution), bounded functions, smooth activations, and whatever only
+# rearranges its operand's elements. (arctan2's derivative is NaN at (0, 0) where OPS lists it: the
+# way reads it as that op first, whose value is finite everywhere.)
 NAN_PRESERVING: frozenset[str] = frozenset(
     """
-    sum mean average nansum nanmean cumsum prod max min amax amin logsumexp trace
+    sum mean average nansum nanmean cumsum prod max min amax amin logsumexp trace median nanmedian
     reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_logsumexp
-    reshape ravel flatten squeeze expand_dims unsqueeze transpose swapaxes moveaxis permute view contiguous
-    concatenate concat stack hstack vstack split tile repeat broadcast_to gather take take_along_axis pad roll
+    reshape ravel flatten squeeze expand_dims unsqueeze transpose swapaxes moveaxis movedim permute view contiguous
+    concatenate concat cat stack hstack vstack dstack column_stack split chunk unbind tile broadcast_to pad
     diff ediff1d
-    flip clone copy identity astype cast to float double half type type_as asarray convert_to_tensor array constant add_n
+    clone copy identity astype cast to float double half type type_as asarray as_tensor convert_to_tensor array constant add_n
+    real imag conj view_as_real view_as_complex
     matmul dot vdot einsum tensordot inner outer mm bmm
-    add subtract multiply negative neg sub mul abs absolute square
+    add subtract multiply negative neg sub mul abs absolute square lerp
+    avg_pool avg_pool1d avg_pool2d avg_pool3d max_pool max_pool1d max_pool2d max_pool3d
+    conv conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d depthwise_conv2d conv_general_dilated
     tanh sigmoid relu relu6 leaky_relu elu selu celu gelu silu swish softplus softsign log_sigmoid
-    softmax log_softmax logaddexp sin cos erf
+    softmax log_softmax logaddexp sin cos erf arctan atan arctan2 atan2
     """.split()
-) | {name.rsplit(".", 1)[-1] for name in SCATTER_SUMS}
+) | ELEMENTS_OF_OPERAND | {name.rsplit(".", 1)[-1] for name in SCATTER_SUMS}
 # Comparisons spelled as functions or methods (`jnp.greater(a, b)`, torch's `a.gt(b)`, MXNet's
 # `broadcast_lesser`), by last name -> the operator they compute: conditions read them as that
 # comparison, and their truth values carry no gradient.
@@ -1082,8 +1097,8 @@ NON_DIFFERENTIABLE: frozenset[str] = frozenset(COMPARISON_FUNCTIONS) | frozenset
     round rint floor ceil trunc fix sign signbit floor_divide floordiv
     isclose allclose any all
     logical_and logical_or logical_not logical_xor isnan isinf isfinite isposinf isneginf is_nan is_inf is_finite
-    zeros_like ones_like empty_like full_like zeros ones empty full arange eye
-    shape size ndim rank numel item tolist numpy long int short byte bool tensor
+    zeros_like ones_like empty_like full_like zeros ones empty full arange eye rand_like randn_like randint_like
+    shape size ndim rank numel item tolist numpy long int short byte bool tensor from_numpy
     scalar_tensor new_tensor new_zeros new_ones new_empty
     stop_gradient detach
     """.split()
@@ -1091,15 +1106,6 @@ NON_DIFFERENTIABLE: frozenset[str] = frozenset(COMPARISON_FUNCTIONS) | frozenset
 # Constructors whose value is their fill argument (`full_like(x, v)`, `x.new_full(size, v)`): a
 # gradient reaches the fill value only.
 FILL_ARGUMENT: dict[str, Arg] = {name: Arg(1, ("fill_value", "value")) for name in ("full", "full_like", "new_full")}
-# Gathers: only the gathered operand (the first argument, or a method's receiver) carries a
-# gradient; the indices receive none. Their value is some of the operand's elements, so it keeps the
-# operand's value range, as a subscript does (`exp(lp.gather(-1, i))`).
-GATHERS = frozenset({"gather", "gather_nd", "batch_gather", "take", "take_along_axis", "take_along_dim", "index_select"})
-# Functions and methods whose values are the operand's elements, rearranged, repeated or kept in
-# running extrema (torch's `sort`, `cummin` and `cummax` as their `values`): the operand's range.
-REARRANGEMENTS = frozenset({"flip", "fliplr", "flipud", "roll", "rot90", "sort", "repeat", "tile", "expand_as", "cummax", "cummin"})
-# Either way, the value is some of the operand's elements.
-ELEMENTS_OF_OPERAND = GATHERS | REARRANGEMENTS
 # Linear interpolation (`interp(x, xp, fp, left=None, right=None)` in NumPy and JAX): a value between
 # two of `fp`, or `left` / `right` outside `xp` (`fp`'s ends by default), so within their range.
 INTERPOLATION_VALUES: dict[str, tuple[Arg, ...]] = {

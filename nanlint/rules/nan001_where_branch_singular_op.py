@@ -229,6 +229,8 @@ class WhereBranchSingularOp(Rule):
             "import torch\ndef sbx(p, eta):\n    u = torch.rand_like(p)\n"
             "    return torch.where(u <= 0.5, (2 * u) ** (1.0 / (eta + 1.0)), (1 / (2 * (1.0 - u))) ** (1.0 / (eta + 1.0)))\n"
         ),
+        # A draw shaped like its argument receives no gradient from it (point 158).
+        Valid("import torch\ndef f(x):\n    u = torch.rand_like(x)\n    return torch.where(u > 0.5, torch.log(u), 0.0)\n"),
         # Nor its forward-mode rule `jvp`, or `vjp`, backward's other name: reverse mode never runs
         # the first, and runs the second without recording it.
         Valid(
@@ -570,8 +572,13 @@ class WhereBranchSingularOp(Rule):
         ),
         # A remainder of a positive divisor reaches 0.
         Invalid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(t % 500), 0.0)\n", line=3),
-        # A condition on a random draw that leaves the draw's pole unselected.
-        Invalid("import torch\ndef f(x):\n    u = torch.rand_like(x)\n    return torch.where(u > 0.5, torch.log(u), 0.0)\n", line=4),
+        # A condition on a random draw that leaves the draw's pole unselected, where a gradient reaches
+        # the draw through its distribution's parameter (`minval`).
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\ndef f(key, lo):\n    u = jax.random.uniform(key, (3,), minval=lo)\n"
+            "    return jnp.where(u > 0.5, jnp.log(u), 0.0)\n",
+            line=5,
+        ),
         # A factor the condition is made of still reaches 0 there: the where is aimed at this pole.
         Invalid("import jax.numpy as jnp\ndef f(q, eta, y):\n    omq2 = 1.0 - q * q\n    return jnp.where(omq2 == 0.0, 0.0, y / (eta * omq2))\n", line=4),
         Invalid("import jax.numpy as jnp\ndef f(x, n):\n    return jnp.where(x > 0, jnp.log(x * n), 0.0)\n", line=3),

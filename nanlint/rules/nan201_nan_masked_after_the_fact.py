@@ -15,7 +15,8 @@ class NanMaskedAfterTheFact(Rule):
     framework calls, to the function's inputs. It is a singular op that nothing guards (`log(p)` at
     `p = 0`, `a / b` at `b = 0`, `sqrt(x)` below 0, `exp(x)` where it overflows), or a framework
     function nanlint cannot see into (`F.cross_entropy(...)`), unless it only passes a NaN through
-    (reductions, reshapes, casts, products, smooth activations). An op in a `where` branch whose
+    (reductions, reshapes, concatenation, casts, products and their sums such as pooling and
+    convolution, rearrangements such as `sort`, smooth activations). An op in a `where` branch whose
     condition keeps its pole unselected (`where(p > 0, log(p), 0.0)`) makes no non-finite value that
     reaches the mask: NAN001 reports its gradient. The way back ends at:
     - the function's parameters, attributes and module names: masking *inputs* (data, labels, a value
@@ -23,9 +24,10 @@ class NanMaskedAfterTheFact(Rule):
       they were computed;
     - calls of user code (`loss_fn(...)`, `model(x)`): what they compute is not in sight;
     - what carries no gradient: `stop_gradient`/`.detach()`, comparisons and NaN tests, indices
-      (`argmax`), rounding, constants shaped like their input (`zeros_like`), random draws, and casts
-      to an integer or bool dtype. A metric made of these (`mean(argmax(logits) == labels)`) is never
-      differentiated, so masking it is fine. Code nanlint knows is never differentiated (a
+      (`argmax`), rounding, constants shaped like their input (`zeros_like`), random draws, arrays
+      made from NumPy data (`torch.from_numpy`), and casts to an integer or bool dtype. A metric
+      made of these (`mean(argmax(logits) == labels)`) is never differentiated, so masking it is
+      fine. Code nanlint knows is never differentiated (a
       `torch.no_grad()` block, a custom-derivative primal) is not checked either.
 
     A NaN test and an infinity test are read alike: an infinite value turns NaN in most arithmetic
@@ -124,6 +126,17 @@ class NanMaskedAfterTheFact(Rule):
         Valid("import jax.numpy as jnp\ndef f(p, y):\n    loss = loss_fn(p, y)\n    return jnp.where(jnp.isnan(loss), 0.0, loss)\n"),
         # A difference of neighbours is linear: a NaN in it came in with the data (point 76).
         Valid("import jax.numpy as jnp\ndef d(f):\n    df = jnp.diff(f, axis=-1)\n    return jnp.where(jnp.isnan(df), 0.0, df)\n"),
+        # Concatenation, pooling, interpolation and rearrangement make no NaN of finite inputs; a NaN
+        # after them came in with the data (point 158).
+        Valid("import torch\ndef angles(a):\n    a = torch.cat([a, torch.tensor([2.0])])\n    return torch.nan_to_num(a, nan=2.0)\n"),
+        Valid("import tensorflow as tf\ndef render(img):\n    y = tf.nn.avg_pool2d(img, ksize=2, strides=2, padding='SAME')\n    return tf.where(tf.math.is_nan(y), tf.zeros_like(y), y)\n"),
+        Valid("import torch\ndef interp(f0, f1, w):\n    out = torch.lerp(f0, f1, w)\n    return torch.where(torch.isnan(out), f0, out)\n"),
+        Valid("import jax.numpy as jnp\ndef spacing(d):\n    s = jnp.sort(d, axis=1)\n    return jnp.where(jnp.isnan(s), 0.0, s)\n"),
+        Valid("import torch\ndef direction(gy, gx):\n    return torch.nan_to_num(torch.atan2(gy, gx))\n"),
+        # Noise and arrays made from host data carry no gradient.
+        Valid("import torch\ndef noisy(x):\n    return torch.nan_to_num(x + torch.randn_like(x))\n"),
+        Valid("import torch\ndef load(arr):\n    return torch.nan_to_num(torch.from_numpy(arr))\n"),
+        Valid("import torch\ndef average(total, count):\n    c = torch.as_tensor(count, dtype=torch.float)\n    return torch.nan_to_num(total / torch.where(c > 0, c, 1.0))\n"),
         # A where that keeps log's pole out of `lp`: NAN001 reports the leak; no NaN reaches the mask.
         Valid("import jax.numpy as jnp\ndef f(p):\n    lp = jnp.where(p > 0, jnp.log(p), 0.0)\n    return jnp.where(jnp.isnan(lp), 0.0, lp)\n"),
         # A mask to a value that is not finite either, and a test of another value.
@@ -158,6 +171,9 @@ class NanMaskedAfterTheFact(Rule):
         Invalid("import torch\ndef f(p):\n    loss = torch.log(p).mean()\n    return torch.where(torch.isfinite(loss), loss, torch.zeros_like(loss))\n", line=4),
         Invalid("import torch\ndef f(p):\n    return torch.nan_to_num(torch.log(p))\n", line=3),
         Invalid("import torch\ndef f(p):\n    return p.log().nan_to_num()\n", line=3, fixed="import torch\ndef f(p):\n    return p.where(p > 0, 1.0).log().nan_to_num()\n"),
+        # ... and the way to the mask goes on through them, to the op that makes the NaN.
+        Invalid("import torch\ndef f(p, q):\n    v = torch.cat([torch.log(p), q])\n    return torch.nan_to_num(v)\n", line=4),
+        Invalid("import torch\ndef f(p, q, w):\n    v = torch.lerp(torch.sqrt(p), q, w)\n    return torch.where(torch.isnan(v), q, v)\n", line=4),
         # The producer is another rule's finding too: both are reported, each pointing at the other.
         Invalid("import jax.numpy as jnp\ndef f(p, mask):\n    lp = jnp.where(mask, jnp.log(p), 0.0)\n    return jnp.nan_to_num(lp)\n", line=4),
         Invalid(
