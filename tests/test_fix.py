@@ -83,6 +83,20 @@ def test_applicability_is_decided_per_site() -> None:
     assert display_only[0].fix.applicability == "display-only" and display_only[0].fix.edits == []
 
 
+def test_a_hoisted_condition_is_placed_in_a_sliced_module_as_in_the_whole_file() -> None:
+    # The statement becomes two; rewriting its whole block reached text the sliced unit does not hold.
+    source = (
+        "y = jnp.where(jax.random.uniform(key) > 0.5, jnp.sqrt(x), 0.0)\nimport jax.numpy as jnp\n"
+        "def f(x):\n    g = jnp.where(\n    )\n    a = jnp.where(x >= 0, jnp.sqrt(x), 0.0)\n"
+        "def clamps(x):\n    a = jnp.maximum(jnp.log(x), -10.0)\n"
+    )
+    hoisted = "ok = jax.random.uniform(key) > 0.5\ny = jnp.where(ok, jnp.sqrt(jnp.where(ok, x, 1.0)"
+    for settings in (Settings(), Settings(parse_whole_files=True)):
+        (finding,) = [d for d in Checker(settings).check_source(source, "m.py").diagnostics if d.location.row == 1]
+        assert finding.fix.applicability == Applicability.UNSAFE
+        assert [e.content for e in finding.fix.edits] == [hoisted]
+
+
 def test_no_fix_for_rules_without_one() -> None:
     source = "import jax.numpy as jnp\njnp.where(x >= 0, jnp.sqrt(x), 0.0)\njnp.maximum(jnp.log(x), -1.0)\n"
     found = Checker(Settings(select=["ALL"])).check_source(source, "n.py").diagnostics

@@ -363,8 +363,6 @@ class FixPlanner:
         trimmed to what differs."""
         cover = self._cover(list(changes.nodes.values()))
         tree = self.index.tree_holding(cover)
-        if id(cover) in changes.replacements and not isinstance(changes.replacements[id(cover)], cst.CSTNode):
-            cover = self.index.parent[id(cover)]  # a statement that becomes two: its block is rewritten
         indents = self._indents(cover, tree)
         start, end = tree.extent(cover)
         if start < tree.unit.start:
@@ -372,7 +370,11 @@ class FixPlanner:
         old = self.source[start:end]
         if generated(cover, tree.module, indents) != old:
             return None  # the indentation around the node is not what nanlint thinks: never guess
-        new = generated(cover.visit(_Rewrite(changes.replacements)), tree.module, indents)
+        rewritten = cover.visit(_Rewrite(changes.replacements))
+        # A statement that becomes two is written as two, in its place (not its whole block, which
+        # a sliced unit may hold only in part).
+        nodes = rewritten.nodes if isinstance(rewritten, cst.FlattenSentinel) else [rewritten]
+        new = "".join(generated(node, tree.module, indents) for node in nodes)
         if isinstance(cover, cst.BaseExpression):
             # An expression is replaced whole: `(x)` becomes `where(c, (x), 1.0)`, not a piece of it.
             location = self.detector.lines.location
