@@ -418,6 +418,15 @@ def test_a_where_finding_says_why_its_condition_leaves_the_pole_unselected(selec
     assert [(r.location.row, r.location.column, r.message) for r in finding.related] == [(3, 22, note)]
 
 
+def test_an_op_no_gradient_reaches_says_its_value_is_the_derivative_of_its_factor() -> None:
+    # `u` is a random draw: log(u) receives no cotangent, but it is the derivative of `w` (point 159).
+    source = "import jax\nimport jax.numpy as jnp\ndef f(key, w):\n    u = jax.random.uniform(key, w.shape)\n    return jnp.where(u > 0.5, jnp.log(u) * w, 0.0)\n"
+    (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
+    assert finding.code == "NAN001" and finding.confidence.value == "high"
+    assert finding.message.endswith("no gradient reaches `u`, but the logarithm is not finite at u = 0, and the derivative of `w` is made of its value")
+    assert [r.message for r in finding.related] == ["`u > 0.5` leaves the true branch unselected at u = 0, where the value of `jnp.log` is not finite"]
+
+
 def test_a_nan_placeholder_a_later_select_may_drop_is_said_to_be_uncertain() -> None:
     source = "import jax.numpy as jnp\ndef f(x, d):\n    u = jnp.where(x <= 0, jnp.nan, jnp.log(x))\n    return jnp.where(d, 0.0, u)\n"
     (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics

@@ -886,7 +886,7 @@ class Detector:
         use = self._op_applied(call, env)
         if use is None or keyword_value(call, use.op.guard_keywords) is not None:
             return None  # torch.logit(x, eps=...) clamps by itself
-        return use if self._leaks(call, use.arg, use.leak_domain, use.op, env) else None
+        return self._if_leaking(use, env)
 
     def _operator_use(self, node: cst.BinaryOperation, env: _Env) -> Optional[OpUse]:
         operator = OPERATORS.get(type(node.operator))
@@ -912,16 +912,27 @@ class Detector:
 
     def _use_if_leaking(self, op: SingularOp, node, arg, exponent, env: _Env) -> Optional[OpUse]:
         domain = _domain_for(op, exponent, env)
-        if domain is None or not self._leaks(node, arg, domain, op, env):
-            return None
-        return OpUse(op, "", node, arg, domain, exponent)
+        return self._if_leaking(OpUse(op, "", node, arg, domain, exponent), env) if domain is not None else None
 
-    def _leaks(self, node: cst.CSTNode, arg: cst.BaseExpression, domain: IntervalSet, op: SingularOp, env: _Env) -> bool:
-        """Whether the op at `node` can leak: its argument varies, a gradient can flow through one of
-        its inputs (`total / count` leaks through `total` when `count` is a count; `x % n` only
-        through `n`), no guard keeps it off its pole, and its values can reach the pole."""
-        if not depends_on_data(arg, env) or not carries_gradient(arg if op.only_through_arg else node, env):
-            return False
+    def _if_leaking(self, use: OpUse, env: _Env) -> Optional[OpUse]:
+        """The use, if it can leak: its argument varies, a gradient can flow through one of its inputs
+        (`total / count` leaks through `total` when `count` is a count; `x % n` only through `n`), or
+        through a factor whose derivative its value is (`value_of`), and `_leaks`."""
+        node, arg, op = use.node, use.arg, use.op
+        if not depends_on_data(arg, env):
+            return None
+        if not carries_gradient(arg if op.only_through_arg else node, env):
+            nonfinite = _value_not_finite(op, use.leak_domain)
+            taker = self._factor_taking_value(node, env) if nonfinite is not None else None
+            if taker is None:
+                return None
+            use = replace(use, value_of=taker, leak_domain=nonfinite)
+        return use if self._leaks(node, arg, use.leak_domain, op, env, through_value=use.value_of is not None) else None
+
+    def _leaks(self, node: cst.CSTNode, arg: cst.BaseExpression, domain: IntervalSet, op: SingularOp, env: _Env, through_value: bool = False) -> bool:
+        """Whether an op a gradient reaches can leak: no guard keeps it off its pole, and its values can
+        reach the pole. `through_value`: the leak is through the factor its value multiplies, which a
+        barrier on the argument does not stop."""
         divides = isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide)
         if divides and pole_only_at_empty_slots(node.left, arg, env) and self._masked_as_is(node, env):
             return False  # `where(n > 0, segment_sum(x, ids) / n, 0)`, `n` the count: no index reads the NaN back
@@ -929,7 +940,7 @@ class Detector:
         # mask is rarely about how large the values get (`expm1(where(z > 0, z, 1.0))`), so there
         # the values decide, or a mask on the select's own condition (`_classify`). Nor against a
         # non-finite factor, which leaks at every value: where it does is decided there too.
-        sole_input = not _other_input_carries(node, arg, env)
+        sole_input = not through_value and not _other_input_carries(node, arg, env)
         if op.kind is LeakKind.POLE and not domain.is_everything() and self._guarded(arg, env, 0, domain, sole_input=sole_input):
             return False
         if op.kind is LeakKind.POLE and sole_input and self._gated(arg, domain, op, env):
@@ -941,6 +952,30 @@ class Detector:
         # `log(p + 1e-8)`: an explicit shift off a pole at or below zero is the author's guard.
         below_zero = IntervalSet.above(0.0, closed=False).intersect(domain).is_empty()
         return not (op.kind is LeakKind.POLE and below_zero and is_epsilon_shifted(arg, env))
+
+    def _factor_taking_value(self, node: cst.CSTNode, env: _Env) -> Optional[cst.BaseExpression]:
+        """The other side of a product the op is a factor of (or of a quotient it is the dividend of),
+        when a gradient reaches that side: the op's value is its derivative (`log(u) * x` with `u` a
+        random draw: d/dx = log(u), -inf at u = 0, and an unselected branch's zero cotangent makes
+        it NaN)."""
+        current = node
+        for _ in range(MAX_INDIRECTION):
+            parent = self.index.parent.get(id(current))
+            if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, (cst.Minus, cst.Plus)):
+                current = parent
+                continue
+            if not isinstance(parent, cst.BinaryOperation):
+                return None
+            if isinstance(parent.operator, cst.Multiply):
+                other = parent.right if parent.left is current else parent.left
+            elif isinstance(parent.operator, cst.Divide) and parent.left is current:
+                other = parent.right
+            else:
+                return None
+            if carries_gradient(other, env):
+                return other
+            current = parent
+        return None
 
     def _masked_as_is(self, node: cst.CSTNode, env: _Env) -> bool:
         """Whether `node` is itself a branch of a where or the value a NaN mask takes (`where(c, a / n,
@@ -1875,6 +1910,15 @@ def _reshaped(call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
     if env.qualified(call.func) is not None:
         return call.args[0].value if call.args else None
     return call.func.value if isinstance(call.func, cst.Attribute) else None
+
+
+def _value_not_finite(op: SingularOp, leak_domain: IntervalSet) -> Optional[IntervalSet]:
+    """Where, of the values the op's derivative leaks at, its value is not finite too (an overflow:
+    all of them; sqrt: below 0, not at 0); None where nowhere, or not known."""
+    if op.kind is LeakKind.OVERFLOW:
+        return leak_domain
+    nonfinite = leak_domain.intersect(op.domain.complement()) if op.domain is not None else None
+    return nonfinite if nonfinite is not None and not nonfinite.is_empty() else None
 
 
 def _other_input_carries(node: cst.CSTNode, arg: cst.BaseExpression, env: "_Env") -> bool:

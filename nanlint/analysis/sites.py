@@ -73,6 +73,9 @@ class OpUse:
     # call's own terms, `inside` the op so written): its body read with the call's arguments (inline.py).
     inside: Optional[cst.BaseExpression] = None
     helper: Optional[cst.FunctionDef] = None
+    # No gradient reaches the op, but its value is the derivative of this factor of its product
+    # (`x` in `log(u) * x`, `u` a random draw): it leaks through that factor.
+    value_of: Optional[cst.BaseExpression] = None
 
 
 @dataclass

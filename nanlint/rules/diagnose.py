@@ -8,7 +8,7 @@ import libcst as cst
 
 from nanlint.analysis.detector import OPERATORS, Detector
 from nanlint.analysis.masking import domain_condition
-from nanlint.analysis.sites import Evidence, LeakSite, MaskSite, Site, SiteKind
+from nanlint.analysis.sites import Evidence, LeakSite, MaskSite, OpUse, Site, SiteKind
 from nanlint.analysis.tree import bare_code, code
 from nanlint.confidence import Confidence
 from nanlint.diagnostics import Diagnostic, Related
@@ -26,13 +26,22 @@ def site_facts(site: LeakSite, detector: Detector) -> dict[str, str]:
         "op_name": _op_name(use.node, detector),
         "branch": site.branch.label,
         "select": site.select_display,
-        "why": use.op.why,
+        "why": _why(use, detector),
         "safe": repr(use.op.safe_value),
         "cond": _snippet(detector.code(site.branch.cond)) if site.branch.cond is not None else "",
         "local": use.via.value if use.via is not None else "",
         "definition_row": str(detector.locations(use.node)[0].row),
         "admitted": site.admitted.describe(site.guard_var or "x") if site.admitted is not None else "",
     }
+
+
+def _why(use: OpUse, detector: Detector) -> str:
+    """Why the op's derivative is not finite at its pole; or, when no gradient reaches the op, why its
+    value still leaks through the factor it multiplies."""
+    if use.value_of is None:
+        return use.op.why
+    arg, factor = _snippet(bare_code(use.arg, detector.code)), _snippet(bare_code(use.value_of, detector.code))
+    return f"no gradient reaches `{arg}`, but the {use.op.title} is not finite at {use.leak_domain.describe(arg)}, and the derivative of `{factor}` is made of its value"
 
 
 def build_diagnostic(site: Site, detector: Detector, filename: str) -> Diagnostic:
@@ -84,7 +93,8 @@ def _evidence_note(site: LeakSite, facts: dict[str, str], detector: Detector) ->
     if site.evidence is Evidence.REACHED and site.reached is not None:
         values, var = site.reached
         at = "at" if all(part.lo == part.hi for part in values.parts) else "for"
-        return f"`{cond}` leaves the {branch} branch unselected {at} {values.describe(var)}, where the derivative of `{facts['op_name']}` is not finite"
+        what = "value" if use.value_of is not None else "derivative"
+        return f"`{cond}` leaves the {branch} branch unselected {at} {values.describe(var)}, where the {what} of `{facts['op_name']}` is not finite"
     pole = use.leak_domain.describe(_snippet(detector.code(use.arg)))
     if site.evidence is Evidence.PINNED:
         return f"{unselected}, {pole} holds: the op's pole"

@@ -229,8 +229,12 @@ class WhereBranchSingularOp(Rule):
             "import torch\ndef sbx(p, eta):\n    u = torch.rand_like(p)\n"
             "    return torch.where(u <= 0.5, (2 * u) ** (1.0 / (eta + 1.0)), (1 / (2 * (1.0 - u))) ** (1.0 / (eta + 1.0)))\n"
         ),
-        # A draw shaped like its argument receives no gradient from it (point 158).
+        # A draw shaped like its argument receives no gradient from it (point 158), and added to data
+        # its logarithm is no one's derivative (point 159).
         Valid("import torch\ndef f(x):\n    u = torch.rand_like(x)\n    return torch.where(u > 0.5, torch.log(u), 0.0)\n"),
+        Valid("import torch\ndef f(x):\n    u = torch.rand_like(x)\n    return torch.where(u > 0.5, torch.log(u) + x, x)\n"),
+        # Where only the value counts, a root's pole is no leak: sqrt(0) = 0 (point 159).
+        Valid("import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.where(x != 0, jnp.sqrt(jax.lax.stop_gradient(x)) * x, 0.0)\n"),
         # Nor its forward-mode rule `jvp`, or `vjp`, backward's other name: reverse mode never runs
         # the first, and runs the second without recording it.
         Valid(
@@ -572,6 +576,16 @@ class WhereBranchSingularOp(Rule):
         ),
         # A remainder of a positive divisor reaches 0.
         Invalid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(t % 500), 0.0)\n", line=3),
+        # No gradient reaches a draw, but multiplied by data its logarithm is the data's derivative:
+        # -inf at 0, and NaN by the unselected branch's zero cotangent (point 159; run in all three).
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\ndef f(key, w):\n    u = jax.random.uniform(key, w.shape)\n"
+            "    return jnp.where(u > 0.5, jnp.log(u) * w, 0.0)\n",
+            line=5,
+            fixed="import jax\nimport jax.numpy as jnp\ndef f(key, w):\n    u = jax.random.uniform(key, w.shape)\n"
+            "    return jnp.where(u > 0.5, jnp.log(jnp.where(u > 0.5, u, 1.0)) * w, 0.0)\n",
+        ),
+        Invalid("import torch\ndef f(x):\n    u = torch.rand_like(x)\n    return torch.where(u > 0.5, -torch.log(u) * x, x)\n", line=4),
         # A condition on a random draw that leaves the draw's pole unselected, where a gradient reaches
         # the draw through its distribution's parameter (`minval`).
         Invalid(

@@ -97,6 +97,13 @@ class WhereBranchOverflow(Rule):
         ),
     )
     INVALID = (
+        # No gradient reaches a draw, but its overflowing exponential is the derivative of the data it
+        # multiplies (point 159).
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\ndef f(key, w):\n    u = 100.0 * jax.random.uniform(key, w.shape)\n"
+            "    return jnp.where(u < 50.0, jnp.exp(u) * w, 0.0)\n",
+            line=5,
+        ),
         # `all` along an axis broadcasts against other axes than it reduced: it says nothing of `k`.
         Invalid("import jax.numpy as jnp\ndef per_row(k):\n    return jnp.where(jnp.all(k == 0, axis=-1), 0.0, jnp.exp(k))\n", line=3),
         # The maximum of an `x` rebound since bounds nothing (point 133): `x + 100 - max(x)` reaches 100.
