@@ -61,10 +61,64 @@ def test_a_wrapper_in_the_tree_is_followed(tmp_path, backend, imports, w, op):
 
 
 def test_a_module_that_is_no_wrapper_is_not_taken_for_one(tmp_path):
-    # np3 binds `numpy` but is not itself numpy: `np3.where` is the project's own function.
+    # np3 binds `numpy` but is not itself numpy: `np3.where` is the project's own function, which
+    # nanlint reads (so np3 is no backend object either).
     _tree(tmp_path, {"np3.py": "import jax\nnumpy = jax.numpy\ndef where(c, a, b):\n    return a\ndef sqrt(x):\n    return x\n"})
     (tmp_path / "mylib" / "models" / "m.py").write_text("import mylib.backend.np3 as bk\n" + USE.format(w="bk.where", op="bk.sqrt"))
     assert _rows(tmp_path) == []
+
+
+BACKEND_OBJECT = """\
+class NumpyBackend:
+    def __getattr__(self, attr):
+        return getattr(current_backend(), attr)
+
+
+numpy = NumpyBackend()
+"""
+
+
+@pytest.mark.parametrize(
+    "imports, w, op",
+    [
+        ("from mylib.backend.objects import numpy as jnp\n", "jnp.where", "jnp.sqrt"),
+        ("import mylib.backend.objects as B\n", "B.where", "B.log"),
+    ],
+)
+def test_a_backend_object_of_the_tree_is_read_as_an_array_namespace(tmp_path, imports, w, op):
+    # Its `where` comes from a backend chosen at run time, as a relative import's does (point 83):
+    # called with a condition and two branches, it selects, and its `sqrt` is the array module's.
+    _tree(tmp_path, {"objects.py": BACKEND_OBJECT})
+    (tmp_path / "mylib" / "models" / "m.py").write_text(imports + USE.format(w=w, op=op))
+    assert _rows(tmp_path) == [("m.py", 3)]
+    assert _rows(tmp_path, "--no-slicing") == _rows(tmp_path)
+
+
+def test_a_package_that_binds_its_own_where_through_a_relative_star_import_is_no_backend(tmp_path):
+    # `mylib/backend/math/__init__.py` says `from .compat import *`, and compat.py defines `where`:
+    # the package's own function, which nanlint reads as such (as np3's below), not a backend's.
+    _tree(tmp_path, {})
+    (tmp_path / "mylib" / "backend" / "math").mkdir()
+    (tmp_path / "mylib" / "backend" / "math" / "__init__.py").write_text("from .compat import *\n")
+    (tmp_path / "mylib" / "backend" / "math" / "compat.py").write_text("import jax.numpy as jnp\n\n\ndef where(c, a, b):\n    return a\n")
+    (tmp_path / "mylib" / "models" / "m.py").write_text("import mylib.backend.math as bm\n" + USE.format(w="bm.where", op="bm.log"))
+    assert _rows(tmp_path) == []
+    # Without the definition, its `where` is a backend's, chosen at run time.
+    (tmp_path / "mylib" / "backend" / "math" / "compat.py").write_text("import jax.numpy as jnp\n")
+    assert _rows(tmp_path) == [("m.py", 3)]
+
+
+def test_a_module_outside_the_tree_or_a_where_of_two_arguments_is_no_namespace(tmp_path):
+    # `xr.where` of a package that is not in the tree (xarray, dask) is no framework's select; and a
+    # `where` given a mask and one value is some other object's method.
+    _tree(tmp_path, {"objects.py": BACKEND_OBJECT})
+    (tmp_path / "mylib" / "models" / "m.py").write_text(
+        "import xarray as xr\nfrom mylib.backend.objects import numpy as jnp\n\n\n"
+        "def f(x):\n    return xr.where(x > 0, xr.sqrt(x), 0.0)\n\n\n"
+        "def g(x):\n    return jnp.where(x > 0, jnp.sqrt(x))\n"
+    )
+    assert _rows(tmp_path) == []
+    assert _rows(tmp_path, "--no-slicing") == []
 
 
 FORWARDS = """\

@@ -41,6 +41,7 @@ def analyse(source: str, prefiltered: Prefiltered, catalog: Catalog, kinds: froz
             prefiltered.jvp_rules,
             prefiltered.imports.aliases,
             {name: helper.text for name, helper in prefiltered.helpers.items()},
+            prefiltered.imports.own_modules,
         )
         return Analysis(detector, detector.sites(kinds))
     except cst.ParserSyntaxError as error:

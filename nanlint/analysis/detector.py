@@ -236,13 +236,15 @@ class Detector:
         jvp_rules: frozenset[str] = frozenset(),
         aliases: Optional[dict[str, str]] = None,
         helpers: Optional[dict[str, str]] = None,
+        own_modules: frozenset[str] = frozenset(),
     ) -> None:
         """`trees`: the kept units of the file `source`, in file order. `frameworks`: those the file imports
         (tensor methods count for them). `defined`: top-level definitions not read, by name.
         `never_differentiated`: spans (character offsets) where no site is reported. `jvp_rules`: the
         functions registered as a custom_jvp's rule, by name. `aliases`: the
         imported names that stand for an array module's (`mylib.backend.numpy` -> `jax.numpy`).
-        `helpers`: the straight-line helpers the file imports, as source, by the name it binds."""
+        `helpers`: the straight-line helpers the file imports, as source, by the name it binds.
+        `own_modules`: the project's own modules imported that stand for nothing known (a backend)."""
         self.source = source
         self.lines = LineIndex(source)
         self.trees = trees
@@ -261,7 +263,7 @@ class Detector:
         self._excluded: dict[int, bool] = {}
         self._names_read: dict[int, dict[str, list[cst.Name]]] = {}
         self._may_check: dict[int, bool] = {}
-        self.index = ScopeIndex(trees, self._may_select, list(defined), aliases or {})
+        self.index = ScopeIndex(trees, self._may_select, list(defined), aliases or {}, own_modules)
         self.attributes = AttributeStores(self.index)
 
     def index_names(self, scope: Scope) -> frozenset[str]:

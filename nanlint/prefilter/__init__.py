@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from nanlint.catalog.lookup import Catalog
+from nanlint.catalog.tables import NAMESPACE_SELECT
 from nanlint.prefilter.contexts import BASE_WORD_ENDINGS, PRIMAL_WORDS, Contexts, may_have_contexts
 from nanlint.prefilter.helpers import DEFINITION, FileHelpers, Helper, HelperFinder, imported_helpers, straight_line_function
 from nanlint.prefilter.reexports import TreeResolver, resolve_imports
@@ -182,9 +183,11 @@ def _imports(source: str, calls: list[Call], resolve: Optional[TreeResolver], na
     imports = scan_imports(source)
     if resolve is None or not imports.targets:
         return imports
-    wanted = {chain[0] for call in calls if (chain := _dotted_name(source, call, chains)) is not None}
+    dotted = [chain for call in calls if (chain := _dotted_name(source, call, chains)) is not None]
+    wanted = {chain[0] for chain in dotted}
     wanted |= {alias for alias, name in imports.renamed.items() if name in names}  # `where as w`
-    return resolve_imports(imports, wanted, resolve)
+    namespaces = frozenset(chain[0] for chain in dotted if chain[1:] == [NAMESPACE_SELECT])
+    return resolve_imports(imports, wanted, resolve, namespaces)
 
 
 def _select_calls(source: str, catalog: Catalog, imports: Imports, calls: list[Call], screen: Screen, chains: dict) -> list[int]:

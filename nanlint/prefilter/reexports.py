@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from nanlint.catalog.tables import framework_of
+from nanlint.catalog.tables import ARRAY_API_MODULE, NAMESPACE_SELECT, framework_of
 from nanlint.prefilter.textscan import Imports, scan_imports
 
 # A dotted name -> the array-module name it stands for (None: nothing known), and the module files of
@@ -30,6 +30,7 @@ Answer = tuple[Optional[str], frozenset[str]]
 _NOTHING: Answer = (None, frozenset())
 
 _STAR = re.compile(r"^from[ \t]+([\w.]+)[ \t]+import[ \t]+\*", re.M)
+_RELATIVE_STAR = re.compile(r"^from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*(?:\.\w+)+)[ \t]*(?:#[^\n]*)?$", re.M)
 MAX_HOPS = 4  # a wrapper of a wrapper of ...: followed this far
 MAX_ANCESTORS = 12  # directories above a file searched for the package it imports from
@@ -62,6 +63,12 @@ class TreeResolver:
     def members(self, dotted: str) -> tuple[dict[str, str], frozenset[str]]:
         return self._modules.members(dotted, self._directory())
 
+    def defines(self, files: frozenset[str], name: str) -> tuple[bool, frozenset[str]]:
+        """Whether one of these module files binds `name` at its top level (ArrayModules.defines),
+        and the files read to tell."""
+        answers = [self._modules.defines(path, name) for path in files]
+        return any(found for found, _ in answers), frozenset().union(*(read for _, read in answers))
+
 
 class ArrayModules:
     """What the modules of one run stand for, from the settings and from the tree, remembered."""
@@ -74,6 +81,7 @@ class ArrayModules:
         self._resolved: dict[tuple[str, str], Answer] = {}
         self._roots: dict[tuple[str, str], Optional[str]] = {}
         self._exists: dict[str, bool] = {}
+        self._defines: dict[tuple[str, str], tuple[bool, frozenset[str]]] = {}
 
     def resolver(self, importer: Optional[Path]) -> Optional[TreeResolver]:
         if not self.configured and importer is None:
@@ -181,6 +189,36 @@ class ArrayModules:
                 return candidate
         return None
 
+    def defines(self, path: str, name: str) -> tuple[bool, frozenset[str]]:
+        """Whether the module binds `name` at its top level, by `def` or `=`, itself or through a
+        relative star import of the package's (`from .compat_numpy import *`); and the files read."""
+        key = (path, name)
+        if key not in self._defines:
+            modules = self._star_closure(path)
+            pattern = re.compile(rf"^(?:def[ \t]+{name}[ \t]*\(|{name}[ \t]*=[^=])", re.M)
+            self._defines[key] = (any(pattern.search(_read_text(module)) for module in modules), modules)
+        return self._defines[key]
+
+    def _star_closure(self, path: str) -> frozenset[str]:
+        """The module and those its relative star imports name, and theirs, up to MAX_HOPS deep."""
+        seen, frontier = {path}, [path]
+        for _ in range(MAX_HOPS):
+            frontier = [m for p in frontier for m in self._relative_stars(p, _read_text(p)) if m not in seen]
+            seen.update(frontier)
+        return frozenset(seen)
+
+    def _relative_stars(self, path: str, text: str) -> list[str]:
+        """The module files a module's relative star imports name (`from ..np import *`)."""
+        found = []
+        for dots, dotted in _RELATIVE_STAR.findall(text):
+            base = os.path.dirname(path)
+            for _ in range(len(dots) - 1):
+                base = os.path.dirname(base)
+            module = self.module_file(base, dotted.split(".")) if dotted else None
+            if module is not None:
+                found.append(module)
+        return found
+
     def _exports_of(self, path: str) -> _Exports:
         if path not in self._exports:
             self._exports[path] = _read_exports(_read_text(path))
@@ -268,19 +306,30 @@ def _first(targets) -> str:
     return min(targets, key=lambda t: (framework_of(t) is None, t))
 
 
-def resolve_imports(imports: Imports, wanted: set[str], resolve: TreeResolver) -> Imports:
+def resolve_imports(imports: Imports, wanted: set[str], resolve: TreeResolver, namespaces: frozenset[str] = frozenset()) -> Imports:
     """`imports` with the targets of the `wanted` names (what selects are called through), and of the
     other names imported from the same modules (`sqrt` beside `where`), replaced by the array-module
     names they stand for, and their frameworks noted; a module of forwarding functions gets an alias
-    per function (`mylib.np.where` -> `jax.numpy.where`)."""
+    per function (`mylib.np.where` -> `jax.numpy.where`). `namespaces`: the names called as
+    `name.where(`; a module of the tree one of them imports that stands for nothing known is the
+    project's own object (a backend), noted in `own_modules`, and may be an array namespace."""
     aliases: dict[str, str] = {}
     read: set[str] = set()
+    own: set[str] = set()  # found in the tree, standing for nothing known
+    called_as_namespace = {dotted for name in namespaces for dotted in imports.targets.get(name, ())}
 
     def resolved(dotted: str) -> str:
         if dotted not in aliases:
             answer, files = resolve(dotted)
             read.update(files)
             if answer is None:
+                # Its `where` is not the module's own function (nanlint would read that one): it
+                # comes at run time from elsewhere, a backend object's or a loader's.
+                if files and dotted in called_as_namespace:
+                    defined, looked_at = resolve.defines(files, NAMESPACE_SELECT)
+                    read.update(looked_at)
+                    if not defined:
+                        own.add(dotted)
                 return dotted
             aliases[dotted] = answer
         return aliases[dotted]
@@ -293,6 +342,15 @@ def resolve_imports(imports: Imports, wanted: set[str], resolve: TreeResolver) -
             members, files = resolve.members(dotted)
             read.update(files)
             aliases.update((f"{dotted}.{member}", target) for member, target in members.items())
+            if members:
+                own.discard(dotted)
+        if targets[name] <= own:
+            # The project's own object, called as an array namespace may be (names.py decides).
+            targets[name] |= {ARRAY_API_MODULE}
+    if own:
+        imports = dataclasses.replace(
+            imports, targets=targets, frameworks=imports.frameworks | {framework_of(ARRAY_API_MODULE)}, own_modules=frozenset(own)
+        )
     if not aliases:
         return dataclasses.replace(imports, depends_on=tuple(sorted(read))) if read else imports
     modules = tuple({dotted.rpartition(".")[0] + "." for dotted in aliases})

@@ -45,6 +45,10 @@ class Imports:
     # the tree that were read to tell, on which this file's findings depend.
     aliases: dict[str, str] = field(default_factory=dict)
     depends_on: tuple[str, ...] = ()
+    # The project's own modules a select is called through that stand for no array module nanlint
+    # knows (`from trax.fastmath import numpy as jnp`, a backend object): read as a relative import
+    # is, an array namespace where called as one (names.py).
+    own_modules: frozenset[str] = frozenset()
 
     @property
     def names(self) -> frozenset[str]:
