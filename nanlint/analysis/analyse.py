@@ -6,7 +6,9 @@ libcst.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Optional
 
 import libcst as cst
 
@@ -48,6 +50,16 @@ def analyse(source: str, prefiltered: Prefiltered, catalog: Catalog, kinds: froz
         raise AnalysisError(f"libcst cannot read this file: {str(error).splitlines()[0]}") from None
 
 
-def analyse_whole_file(source: str, catalog: Catalog) -> Detector:
-    """The detector over the whole of a source (a fixed file, for the verification harness)."""
-    return analyse(source, whole_file(source, scan_imports(source)), catalog, frozenset()).detector
+def analyse_whole_file(source: str, catalog: Catalog, before: Optional[Detector] = None) -> Detector:
+    """The detector over the whole of a source (a fixed file, for the verification harness). `before`:
+    the detector of the text before its fixes, whose reading of the imports the fixed text shares
+    (a fix adds no import): a module of the tree that stands for an array module, a backend object."""
+    imports = scan_imports(source)
+    if before is not None:
+        imports = dataclasses.replace(
+            imports,
+            frameworks=imports.frameworks | before.imported_frameworks,
+            aliases=before.index.aliases,
+            own_modules=before.index.own_modules,
+        )
+    return analyse(source, whole_file(source, imports), catalog, frozenset()).detector

@@ -75,7 +75,7 @@ def build_jobs(result, outcome) -> tuple[list[_Job], dict[int, Verification]]:
     for offset, group in select_groups(result).items():
         try:
             if fixed_detector is None:
-                fixed_detector = analyse_whole_file(outcome.source, result.detector.catalog)
+                fixed_detector = analyse_whole_file(outcome.source, result.detector.catalog, result.detector)
             # Found again by where it ends: a fix may rewrite the start of a select (its receiver, a
             # statement put before it), never its closing parenthesis.
             end = result.detector.span(group[0].site.select)[1]
