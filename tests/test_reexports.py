@@ -94,6 +94,24 @@ def test_a_backend_object_of_the_tree_is_read_as_an_array_namespace(tmp_path, im
     assert _rows(tmp_path, "--no-slicing") == _rows(tmp_path)
 
 
+@pytest.mark.parametrize(
+    "backend, imports",
+    [
+        ({"objects.py": BACKEND_OBJECT}, "from mylib.backend.objects import numpy as jnp\n"),
+        ({"numpy.py": "from jax.numpy import *\n"}, "from mylib.backend import numpy as jnp\n"),
+    ],
+)
+def test_the_fix_through_the_projects_own_module_is_verified(tmp_path, backend, imports):
+    # The fixed text is read with the imports as the original was: the harness runs JAX's functions
+    # for the module's, the leak before and none after (never the project's module itself).
+    _tree(tmp_path, backend)
+    (tmp_path / "mylib" / "models" / "m.py").write_text(imports + USE.format(w="jnp.where", op="jnp.sqrt"))
+    run = nanlint("verify", "--isolated", "--output-format", "json", ".", cwd=tmp_path, timeout=600)
+    [finding] = json.loads(run.out)
+    assert finding["verification"]["status"] == "verified", finding["verification"]
+    assert finding["verification"]["leak_reproduced"]
+
+
 def test_a_package_that_binds_its_own_where_through_a_relative_star_import_is_no_backend(tmp_path):
     # `mylib/backend/math/__init__.py` says `from .compat import *`, and compat.py defines `where`:
     # the package's own function, which nanlint reads as such (as np3's below), not a backend's.
@@ -106,6 +124,18 @@ def test_a_package_that_binds_its_own_where_through_a_relative_star_import_is_no
     # Without the definition, its `where` is a backend's, chosen at run time.
     (tmp_path / "mylib" / "backend" / "math" / "compat.py").write_text("import jax.numpy as jnp\n")
     assert _rows(tmp_path) == [("m.py", 3)]
+
+
+def test_a_backend_object_is_read_so_in_every_function_of_the_file(tmp_path):
+    # `B.where(c, x, y)` in one function says what `B` is; the clamp in another is then `B`'s too,
+    # on the sliced path as on the whole-file one.
+    _tree(tmp_path, {"objects.py": BACKEND_OBJECT})
+    (tmp_path / "mylib" / "models" / "m.py").write_text(
+        "import mylib.backend.objects as B\n\n\ndef f(x):\n    return B.where(x > 0, x, 0.0)\n\n\n"
+        "def g(c):\n    return B.arccos(B.clip(c, -1.0, 1.0))\n"
+    )
+    assert _rows(tmp_path) == [("m.py", 9)]
+    assert _rows(tmp_path, "--no-slicing") == _rows(tmp_path)
 
 
 def test_a_module_outside_the_tree_or_a_where_of_two_arguments_is_no_namespace(tmp_path):
