@@ -86,7 +86,7 @@ numpy = NumpyBackend()
     ],
 )
 def test_a_backend_object_of_the_tree_is_read_as_an_array_namespace(tmp_path, imports, w, op):
-    # Its `where` comes from a backend chosen at run time, as a relative import's does (point 83):
+    # Its `where` comes from a backend chosen at run time, as a relative import's does (point 89):
     # called with a condition and two branches, it selects, and its `sqrt` is the array module's.
     _tree(tmp_path, {"objects.py": BACKEND_OBJECT})
     (tmp_path / "mylib" / "models" / "m.py").write_text(imports + USE.format(w=w, op=op))
@@ -138,9 +138,9 @@ def test_a_backend_object_is_read_so_in_every_function_of_the_file(tmp_path):
     assert _rows(tmp_path, "--no-slicing") == _rows(tmp_path)
 
 
-def test_a_module_outside_the_tree_or_a_where_of_two_arguments_is_no_namespace(tmp_path):
+def test_a_module_outside_the_tree_is_no_namespace_and_a_where_of_two_arguments_no_select(tmp_path):
     # `xr.where` of a package that is not in the tree (xarray, dask) is no framework's select; and a
-    # `where` given a mask and one value is some other object's method.
+    # `where` given a condition and one value selects nothing.
     _tree(tmp_path, {"objects.py": BACKEND_OBJECT})
     (tmp_path / "mylib" / "models" / "m.py").write_text(
         "import xarray as xr\nfrom mylib.backend.objects import numpy as jnp\n\n\n"

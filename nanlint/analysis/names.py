@@ -180,8 +180,8 @@ class ScopeIndex:
         """`interesting_call(call, renamed)`: whether a call is a candidate, given the renames seen
         so far. `defined`: top-level names bound by definitions that are not read (name, offset).
         `aliases`: imported names that stand for another (`mylib.backend.numpy` -> `jax.numpy`).
-        `own_modules`: the project's own imported names that stand for nothing known (a backend
-        object): imported so, a name binds what a relative import does."""
+        `own_modules`: the project's own imported names that stand for nothing known and whose
+        `where` the file calls (a backend object): imported so, a name is an array namespace."""
         self.interesting_call = interesting_call
         self.aliases = aliases or {}
         self.own_modules = own_modules
@@ -361,7 +361,7 @@ class ScopeIndex:
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 target = alias.asname.name.value
                 if dotted in self.own_modules:
-                    scope.relative_imports[target] = self._next()
+                    scope.bind(Binding(target, self._next(), namespace=True))
                     continue
                 scope.bind(Binding(target, self._next(), imported=self.aliases.get(dotted, dotted), members=self.members.get(dotted)))
                 self._note_rename(target, dotted)
@@ -387,7 +387,7 @@ class ScopeIndex:
             target = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
             full = f"{module}.{name}"
             if full in self.own_modules:
-                scope.relative_imports[target] = self._next()
+                scope.bind(Binding(target, self._next(), namespace=True))
                 continue
             scope.bind(Binding(target, self._next(), imported=self.aliases.get(full, full), members=self.members.get(full)))
             self._note_rename(target, name)
@@ -432,8 +432,7 @@ class ScopeIndex:
 
     def _note_namespace_use(self, node: cst.Call, scope: Scope) -> None:
         """`B.where(condition, x, y)` on a name no import binds, or a relative import binds (the
-        package's own object, which nanlint does not resolve; so does an absolute import of the
-        project's own module that stands for nothing known): `B` is used as an array namespace is
+        package's own object, which nanlint does not resolve): `B` is used as an array namespace is
         (a tensor's own `where` takes two arguments, pandas' a condition and one other)."""
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == NAMESPACE_SELECT and isinstance(func.value, cst.Name)):

@@ -115,10 +115,6 @@ def prefilter(
         return Prefiltered(Verdict.NOTHING)  # cheap text tests first: no select is called here, by any name
     chains: dict[int, Optional[list[str]]] = {}  # each call's dotted name, read once
     imports = _imports(source, calls, resolve, names, chains)
-    if imports.own_modules:
-        # A backend object is an array namespace in the whole file once a `where` of three arguments
-        # says so (names.py), which may sit in a unit the screen leaves out: read the file whole.
-        return whole_file(source, imports, find_helper)
     screen = Screen(catalog, imports, reported)
     offsets = _select_calls(source, catalog, imports, calls, screen, chains)
     if not offsets:

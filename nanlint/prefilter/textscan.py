@@ -45,9 +45,9 @@ class Imports:
     # the tree that were read to tell, on which this file's findings depend.
     aliases: dict[str, str] = field(default_factory=dict)
     depends_on: tuple[str, ...] = ()
-    # The project's own modules a select is called through that stand for no array module nanlint
-    # knows (`from trax.fastmath import numpy as jnp`, a backend object): read as a relative import
-    # is, an array namespace where called as one (names.py).
+    # The project's own modules, called through as `name.where(`, that stand for no array module
+    # nanlint knows and bind no `where` of their own (`from trax.fastmath import numpy as jnp`, a
+    # backend object chosen at run time): read as an array namespace (names.py).
     own_modules: frozenset[str] = frozenset()
 
     @property
