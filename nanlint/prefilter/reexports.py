@@ -10,6 +10,9 @@ A module may also stand for an array module's functions one by one: `def where(c
 jnp.where(c, a, b)` forwards its arguments unchanged, so `np.where` of that module is `jnp.where`
 (its members). A function that does anything else, or is decorated (`custom_jvp` gives it its own
 derivative), is the project's own.
+
+A module of the tree that stands for nothing known and binds no `where` of its own, called as
+`name.where(`, is a backend chosen at run time (trax's `numpy = NumpyBackend()`): an array namespace.
 """
 
 from __future__ import annotations
@@ -311,8 +314,9 @@ def resolve_imports(imports: Imports, wanted: set[str], resolve: TreeResolver, n
     other names imported from the same modules (`sqrt` beside `where`), replaced by the array-module
     names they stand for, and their frameworks noted; a module of forwarding functions gets an alias
     per function (`mylib.np.where` -> `jax.numpy.where`). `namespaces`: the names called as
-    `name.where(`; a module of the tree one of them imports that stands for nothing known is the
-    project's own object (a backend), noted in `own_modules`, and may be an array namespace."""
+    `name.where(`; a module of the tree one of them imports that stands for nothing known, and
+    binds no `where` of its own, is the project's backend object, noted in `own_modules` and read
+    as an array namespace."""
     aliases: dict[str, str] = {}
     read: set[str] = set()
     own: set[str] = set()  # found in the tree, standing for nothing known
@@ -345,7 +349,7 @@ def resolve_imports(imports: Imports, wanted: set[str], resolve: TreeResolver, n
             if members:
                 own.discard(dotted)
         if targets[name] <= own:
-            # The project's own object, called as an array namespace may be (names.py decides).
+            # The project's own object, which the file calls as an array namespace (names.py binds it so).
             targets[name] |= {ARRAY_API_MODULE}
     if own:
         imports = dataclasses.replace(
