@@ -138,6 +138,19 @@ def test_a_backend_object_is_read_so_in_every_function_of_the_file(tmp_path):
     assert _rows(tmp_path, "--no-slicing") == _rows(tmp_path)
 
 
+def test_a_relative_import_called_as_a_namespace_is_one_in_every_function_of_the_file(tmp_path):
+    # The same for an object the package imports relatively (point 89): `backend.where(` anywhere in
+    # the file says what it is, also to a function that calls only its `clip`, on both paths.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "m.py").write_text(
+        "from .backend_context import backend\n\n\ndef f(x):\n    return backend.where(x > 0, x, 0.0)\n\n\n"
+        "def g(c):\n    return backend.arccos(backend.clip(c, -1.0, 1.0))\n"
+    )
+    assert _rows(tmp_path) == [("m.py", 9)]
+    assert _rows(tmp_path, "--no-slicing") == _rows(tmp_path)
+
+
 def test_a_module_outside_the_tree_is_no_namespace_and_a_where_of_two_arguments_no_select(tmp_path):
     # `xr.where` of a package that is not in the tree (xarray, dask) is no framework's select; and a
     # `where` given a condition and one value selects nothing.

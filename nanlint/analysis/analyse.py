@@ -44,6 +44,7 @@ def analyse(source: str, prefiltered: Prefiltered, catalog: Catalog, kinds: froz
             prefiltered.imports.aliases,
             {name: helper.text for name, helper in prefiltered.helpers.items()},
             prefiltered.imports.own_modules,
+            prefiltered.imports.namespace_uses,
         )
         return Analysis(detector, detector.sites(kinds))
     except cst.ParserSyntaxError as error:

@@ -237,6 +237,7 @@ class Detector:
         aliases: Optional[dict[str, str]] = None,
         helpers: Optional[dict[str, str]] = None,
         own_modules: frozenset[str] = frozenset(),
+        namespace_uses: frozenset[str] = frozenset(),
     ) -> None:
         """`trees`: the kept units of the file `source`, in file order. `frameworks`: those the file imports
         (tensor methods count for them). `defined`: top-level definitions not read, by name.
@@ -244,7 +245,8 @@ class Detector:
         functions registered as a custom_jvp's rule, by name. `aliases`: the
         imported names that stand for an array module's (`mylib.backend.numpy` -> `jax.numpy`).
         `helpers`: the straight-line helpers the file imports, as source, by the name it binds.
-        `own_modules`: the project's own modules imported that stand for nothing known (a backend)."""
+        `own_modules`: the project's own modules imported that stand for nothing known (a backend).
+        `namespace_uses`: the names the file calls as `name.where(` that no absolute import binds."""
         self.source = source
         self.lines = LineIndex(source)
         self.trees = trees
@@ -263,7 +265,7 @@ class Detector:
         self._excluded: dict[int, bool] = {}
         self._names_read: dict[int, dict[str, list[cst.Name]]] = {}
         self._may_check: dict[int, bool] = {}
-        self.index = ScopeIndex(trees, self._may_select, list(defined), aliases or {}, own_modules)
+        self.index = ScopeIndex(trees, self._may_select, list(defined), aliases or {}, own_modules, namespace_uses)
         self.attributes = AttributeStores(self.index)
 
     def index_names(self, scope: Scope) -> frozenset[str]:

@@ -176,12 +176,15 @@ class ScopeIndex:
         defined: list[tuple[str, int]] = (),
         aliases: Optional[dict[str, str]] = None,
         own_modules: frozenset[str] = frozenset(),
+        namespace_uses: frozenset[str] = frozenset(),
     ) -> None:
         """`interesting_call(call, renamed)`: whether a call is a candidate, given the renames seen
         so far. `defined`: top-level names bound by definitions that are not read (name, offset).
         `aliases`: imported names that stand for another (`mylib.backend.numpy` -> `jax.numpy`).
         `own_modules`: the project's own imported names that stand for nothing known and whose
-        `where` the file calls (a backend object): imported so, a name is an array namespace."""
+        `where` the file calls (a backend object): imported so, a name is an array namespace.
+        `namespace_uses`: the names the whole file calls as `name.where(` (text scan): a relative
+        import of one, not bound otherwise, is an array namespace, in every unit alike."""
         self.interesting_call = interesting_call
         self.aliases = aliases or {}
         self.own_modules = own_modules
@@ -209,6 +212,10 @@ class ScopeIndex:
             self._index(tree)
         for name, _ in pending:
             self.module_scope.bind(Binding(name, self._next(), module_definition=True))
+        for scope in (self.module_scope, *self.scope_of.values()):
+            for name, at in scope.relative_imports.items():
+                if name in namespace_uses and name not in scope.bindings:
+                    scope.bindings[name] = [Binding(name, at, namespace=True)]
 
     def _next(self) -> Place:
         self._count += 1
@@ -431,9 +438,8 @@ class ScopeIndex:
                 self.wrapping.append((node, value, scope))
 
     def _note_namespace_use(self, node: cst.Call, scope: Scope) -> None:
-        """`B.where(condition, x, y)` on a name no import binds, or a relative import binds (the
-        package's own object, which nanlint does not resolve): `B` is used as an array namespace is
-        (a tensor's own `where` takes two arguments, pandas' a condition and one other)."""
+        """`B.where(condition, x, y)` on a function's parameter or local: `B` is used as an array
+        namespace is (a tensor's own `where` takes two arguments, pandas' a condition and one other)."""
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == NAMESPACE_SELECT and isinstance(func.value, cst.Name)):
             return
@@ -443,9 +449,8 @@ class ScopeIndex:
         holder = next((candidate for candidate in scope.lookup_chain() if name in candidate.bindings or name in candidate.relative_imports), None)
         if holder is None:
             return
-        if name not in holder.bindings:  # only a relative import binds it (`backend = Backend()` there)
-            holder.bindings[name] = [Binding(name, holder.relative_imports[name], namespace=True)]
-            return
+        if name not in holder.bindings:
+            return  # only a relative import binds it: the file's text decides (ScopeIndex.__init__)
         if not holder.is_function:
             return  # a module's name may be an import's fallback (`except ImportError: tf = None`)
         binding = binding_at(holder, name, self.place[id(node)])

@@ -49,6 +49,9 @@ class Imports:
     # nanlint knows and bind no `where` of their own (`from trax.fastmath import numpy as jnp`, a
     # backend object chosen at run time): read as an array namespace (names.py).
     own_modules: frozenset[str] = frozenset()
+    # Names the file calls as `name.where(` that no absolute import binds: a relative import of one
+    # is the package's own backend object, an array namespace in the whole file (names.py).
+    namespace_uses: frozenset[str] = frozenset()
 
     @property
     def names(self) -> frozenset[str]:
@@ -89,9 +92,8 @@ def scan_imports(source: str) -> Imports:
                     renamed[alias] = name
     if "namespace" in source:
         _note_namespace_locals(source, targets, frameworks)
-    if NAMESPACE_SELECT in source:
-        _note_namespace_uses(source, targets, frameworks)
-    return Imports(frozenset(frameworks), renamed, {n: frozenset(t) for n, t in targets.items()})
+    uses = _note_namespace_uses(source, targets, frameworks) if NAMESPACE_SELECT in source else frozenset()
+    return Imports(frozenset(frameworks), renamed, {n: frozenset(t) for n, t in targets.items()}, namespace_uses=uses)
 
 
 def _note_namespace_locals(source: str, targets: dict[str, set[str]], frameworks: set[str]) -> None:
@@ -105,16 +107,19 @@ def _note_namespace_locals(source: str, targets: dict[str, set[str]], frameworks
             _note_array_namespace(name, targets, frameworks)
 
 
-def _note_namespace_uses(source: str, targets: dict[str, set[str]], frameworks: set[str]) -> None:
+def _note_namespace_uses(source: str, targets: dict[str, set[str]], frameworks: set[str]) -> frozenset[str]:
     """Names called as a namespace's `where` is (`B.where(`) that no absolute import binds (a
     relative one binds nothing here) may stand for an array module: a superset of the bindings
-    names.py reads so."""
+    names.py reads so. Returns them."""
     imported = set(targets)
+    found = set()
     for call in _NAMESPACE_CALL.finditer(source):
         before = _NAME_BEFORE.search(source, max(0, call.start() - 64), call.start())
         name = before.group(1) if before is not None else None
         if name is not None and name not in imported:
             _note_array_namespace(name, targets, frameworks)
+            found.add(name)
+    return frozenset(found)
 
 
 def _note_array_namespace(name: str, targets: dict[str, set[str]], frameworks: set[str]) -> None:
