@@ -367,11 +367,7 @@ class ScopeIndex:
             dotted = _dotted_text(alias.name)
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 target = alias.asname.name.value
-                if dotted in self.own_modules:
-                    scope.bind(Binding(target, self._next(), namespace=True))
-                    continue
-                scope.bind(Binding(target, self._next(), imported=self.aliases.get(dotted, dotted), members=self.members.get(dotted)))
-                self._note_rename(target, dotted)
+                self._bind_import(scope, target, dotted, dotted)
             else:
                 # `import jax.numpy` binds `jax`, through which `jax.numpy.where` resolves.
                 top = dotted.split(".", 1)[0]
@@ -392,12 +388,16 @@ class ScopeIndex:
         for alias in node.names:
             name = _dotted_text(alias.name)
             target = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
-            full = f"{module}.{name}"
-            if full in self.own_modules:
-                scope.bind(Binding(target, self._next(), namespace=True))
-                continue
-            scope.bind(Binding(target, self._next(), imported=self.aliases.get(full, full), members=self.members.get(full)))
-            self._note_rename(target, name)
+            self._bind_import(scope, target, f"{module}.{name}", name)
+
+    def _bind_import(self, scope: Scope, target: str, dotted: str, original: str) -> None:
+        """`target`, bound by an import of `dotted` (`original` as the import spells it): what that
+        stands for, or, for a backend module of the project's own, an array namespace."""
+        if dotted in self.own_modules:
+            scope.bind(Binding(target, self._next(), namespace=True))
+            return
+        scope.bind(Binding(target, self._next(), imported=self.aliases.get(dotted, dotted), members=self.members.get(dotted)))
+        self._note_rename(target, original)
 
     def _note_rename(self, target: str, original: str) -> None:
         if target != original:

@@ -33,7 +33,6 @@ Answer = tuple[Optional[str], frozenset[str]]
 _NOTHING: Answer = (None, frozenset())
 
 _STAR = re.compile(r"^from[ \t]+([\w.]+)[ \t]+import[ \t]+\*", re.M)
-_RELATIVE_STAR = re.compile(r"^from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*(?:\.\w+)+)[ \t]*(?:#[^\n]*)?$", re.M)
 MAX_HOPS = 4  # a wrapper of a wrapper of ...: followed this far
 MAX_ANCESTORS = 12  # directories above a file searched for the package it imports from
@@ -197,27 +196,33 @@ class ArrayModules:
         relative star import of the package's (`from .compat_numpy import *`); and the files read."""
         key = (path, name)
         if key not in self._defines:
-            modules = self._star_closure(path)
+            texts = self._star_closure(path)
             pattern = re.compile(rf"^(?:def[ \t]+{name}[ \t]*\(|{name}[ \t]*=[^=])", re.M)
-            self._defines[key] = (any(pattern.search(_read_text(module)) for module in modules), modules)
+            self._defines[key] = (any(pattern.search(text) for text in texts.values()), frozenset(texts))
         return self._defines[key]
 
-    def _star_closure(self, path: str) -> frozenset[str]:
-        """The module and those its relative star imports name, and theirs, up to MAX_HOPS deep."""
-        seen, frontier = {path}, [path]
+    def _star_closure(self, path: str) -> dict[str, str]:
+        """The module and those its relative star imports name, and theirs, up to MAX_HOPS deep: each
+        file's text, read once."""
+        texts = {path: _read_text(path)}
+        frontier = [path]
         for _ in range(MAX_HOPS):
-            frontier = [m for p in frontier for m in self._relative_stars(p, _read_text(p)) if m not in seen]
-            seen.update(frontier)
-        return frozenset(seen)
+            frontier = list(dict.fromkeys(m for p in frontier for m in self._relative_stars(p, texts[p]) if m not in texts))
+            texts.update((m, _read_text(m)) for m in frontier)
+        return texts
 
     def _relative_stars(self, path: str, text: str) -> list[str]:
-        """The module files a module's relative star imports name (`from ..np import *`)."""
+        """The module files a module's relative star imports name (`from ..np import *`): the star
+        imports `_read_exports` leaves out."""
         found = []
-        for dots, dotted in _RELATIVE_STAR.findall(text):
+        for star in _STAR.findall(text):
+            dotted = star.lstrip(".")
+            if dotted == star or not dotted:
+                continue  # an absolute one, or `from . import *`
             base = os.path.dirname(path)
-            for _ in range(len(dots) - 1):
+            for _ in range(len(star) - len(dotted) - 1):
                 base = os.path.dirname(base)
-            module = self.module_file(base, dotted.split(".")) if dotted else None
+            module = self.module_file(base, dotted.split("."))
             if module is not None:
                 found.append(module)
         return found
