@@ -564,6 +564,77 @@ def test_a_helper_used_only_under_no_grad_is_skipped_as_in_the_whole_file() -> N
         assert [f[0] for f in assert_same(source + extra)] == ["NAN001"]
 
 
+def test_code_where_recording_is_back_on_is_checked_inside_no_grad_and_custom_derivatives() -> None:
+    # `torch.enable_grad()` turns recording back on inside no_grad: an optimizer's closure, or the
+    # vjp an adjoint method's backward computes with torch.autograd.grad, is differentiated there.
+    # So is a helper used only there, and one decorated with it that only no_grad code calls.
+    source = src("""
+        import torch
+
+        @torch.no_grad()
+        def step(closure, x):
+            with torch.enable_grad():
+                loss = closure(torch.where(x > 0, torch.log(x), 0.0))
+            return loss
+
+        class Adjoint(torch.autograd.Function):
+            @staticmethod
+            def backward(ctx, g):
+                with torch.enable_grad():
+                    y = _value(ctx.x)
+                    return torch.autograd.grad(y, ctx.x, g)
+
+        def _value(x):
+            return torch.where(x > 0, x.sqrt(), 0.0)
+
+        @torch.enable_grad()
+        def _closure(u):
+            return torch.where(u > 0, 1 / u, 0.0)
+
+        def run(u):
+            with torch.no_grad():
+                return _closure(u)
+    """)
+    assert [(f[0], f[1].row) for f in assert_same(source)] == [("NAN001", 6), ("NAN001", 17), ("NAN001", 21)]
+    # Without them, all three are never differentiated (the helper only through its callers).
+    plain = source.replace("with torch.enable_grad():", "if True:").replace("@torch.enable_grad()\n", "")
+    assert plain.count("enable_grad") == 0
+    assert assert_same(plain) == []
+
+
+@pytest.mark.parametrize(
+    "context, skipped",
+    [
+        ("torch.set_grad_enabled(False)", True),
+        ("torch.autograd.set_grad_enabled(mode=False)", True),
+        ("torch.set_grad_enabled(self.training)", False),
+        ("torch.inference_mode()", True),
+        ("torch.inference_mode(False)", False),  # inference mode off: recording as around it
+        ("torch.inference_mode(mode=False)", False),
+        ("mx.autograd.pause()", True),
+        ("autograd.pause()", True),
+        ("self.pause()", False),  # not MXNet's
+        ("tape.stop_recording()", True),
+        ("torch.no_grad() if frozen else contextlib.nullcontext()", False),  # either may run
+        ("torch.no_grad(), torch.enable_grad()", False),  # entered in order: the last one holds
+        ("torch.enable_grad(), torch.no_grad()", True),
+    ],
+)
+def test_a_grad_mode_context_is_read_from_its_call(context: str, skipped: bool) -> None:
+    source = src(f"""
+        import contextlib
+        import torch
+        from mxnet import autograd
+        import mxnet as mx
+
+        class Model:
+            def forward(self, x, frozen, tape):
+                with {context}:
+                    return torch.where(x > 0, torch.log(x), 0.0)
+    """)
+    assert [f[0] for f in assert_same(source)] == ([] if skipped else ["NAN001"])
+
+
 def test_a_private_method_used_only_under_no_grad_is_skipped_as_in_the_whole_file() -> None:
     # The same for a method: an optimizer's `_step` called only by its `@torch.no_grad()` `step`.
     # The sliced path keeps `_step` alone, so it must read the class that names it (it did not).

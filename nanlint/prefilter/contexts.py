@@ -17,7 +17,11 @@ cannot hold a finding. The answer is a list of spans; the detector drops a site 
   call) that only such functions call, or that are used only under `no_grad`, or only called with
   the primals by a `defjvps` rule (`lambda g, ans, x: _der(x) * g`: in reverse mode the call is a
   constant of the linearized rule, not differentiated to first order);
-- `torch.no_grad()` / `torch.inference_mode()` blocks and functions decorated with them;
+- `torch.no_grad()` / `torch.inference_mode()` / `torch.set_grad_enabled(False)` blocks (MXNet's
+  `autograd.pause()`, TensorFlow's `tape.stop_recording()`) and functions decorated with them, less
+  what they hold under `torch.enable_grad()` (or `set_grad_enabled` of anything but `False`, MXNet's
+  `autograd.record()`): recording is back on there, as in the backward of an adjoint method or an
+  optimizer's closure, so that code is differentiated even inside a custom primal or derivative;
 - the body of a `lax.while_loop`, which JAX cannot differentiate in reverse mode (a `tf.while_loop`
   or `torch.while_loop` can be, and is checked), and of a TensorFlow loop told `back_prop=False`
   (`tf.while_loop`, `tf.map_fn`, `tf.scan`, `tf.foldl`, `tf.foldr`).
@@ -35,10 +39,20 @@ from typing import Callable, Iterable, Optional
 import ast
 
 from nanlint.catalog.tables import NEVER_DIFFERENTIATED_BASE_WORDS, NEVER_DIFFERENTIATED_BASES
-from nanlint.prefilter.syntax import Position, call_arguments, children, leaf_name, start_position
+from nanlint.prefilter.syntax import Position, call_arguments, children, keyword_value, leaf_name, positional, start_position
 
 _CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp", "custom_gradient", "custom_derivative")
+# Grad-mode contexts (a `with` item or a decorator), by the leaf name of the call: recording off
+# (`torch.no_grad()`, `tape.stop_recording()`, MXNet's `autograd.pause()`) or back on
+# (`torch.enable_grad()`, MXNet's `autograd.record()`). `set_grad_enabled(mode)` turns it off only
+# for a literal False; `inference_mode(False)` changes nothing. MXNet's two need their module named:
+# `pause` and `record` alone say nothing.
 _NO_GRAD = ("no_grad", "inference_mode", "stop_recording")
+_SET_GRAD = "set_grad_enabled"
+_INFERENCE = "inference_mode"
+_GRAD_ON = ("enable_grad",)
+_MXNET_OFF, _MXNET_ON = "autograd.pause", "autograd.record"
+_GRAD_WORDS = (*_NO_GRAD, _SET_GRAD, *_GRAD_ON, _MXNET_OFF, _MXNET_ON)
 _REGISTRATIONS = frozenset({"defjvp", "defvjp", "defjvps"})
 # `f.defjvp(rule)`: rule(*nondiff_args, primals, tangents).
 _JVP_RULE = "defjvp"
@@ -48,6 +62,9 @@ _JVP_RULE = "defjvp"
 _AUTOGRAD_METHODS = frozenset({"forward", "backward", "vjp", "jvp"})
 # Who uses a name that is read under no_grad: no gradient is recorded there.
 _NO_GRAD_USER = "<no_grad>"
+# Who uses a name read where recording is back on (`torch.enable_grad()` inside no_grad or a custom
+# derivative): never a custom user, so a helper used there is differentiated.
+_GRAD_USER = "<enable_grad>"
 # Who calls a function from a JVP rule with the primals alone: in reverse mode the call's value is a
 # constant of the linear map, and is not differentiated (a second derivative would).
 _PRIMAL_USER = "<jvp rule primal>"
@@ -74,12 +91,60 @@ AUTOGRAD_BASE_ENDING = "Function"
 # The ends of the words a class statement whose base decides its methods spells.
 BASE_WORD_ENDINGS = (AUTOGRAD_BASE_ENDING, *NEVER_DIFFERENTIATED_BASE_WORDS)
 # Every word the pass below reacts to; a text that spells none of them has no such code.
-_SIGNS = (*PRIMAL_WORDS, *BASE_WORD_ENDINGS, *_NO_GRAD)
+_SIGNS = (*PRIMAL_WORDS, *BASE_WORD_ENDINGS, *_GRAD_WORDS)
 
 
 # Who uses a name: the names of the function it is read in and of those around it, a marker
 # (`_NO_GRAD_USER`, `_PRIMAL_USER`), or None at the module's top level.
 _User = Optional[tuple[str, ...] | str]
+
+
+class GradMode(enum.Enum):
+    """What a grad-mode context or decorator does to recording in the code it holds."""
+
+    OFF = "off"  # nothing there is recorded: never differentiated
+    ON = "on"  # recorded again, whatever holds it
+
+
+def grad_mode(node: ast.AST, code_for: Callable[[ast.AST], str]) -> Optional[GradMode]:
+    """The grad mode a `with` item's expression or a decorator sets, if it is one (None otherwise,
+    also for a conditional `no_grad() if frozen else nullcontext()`: either may run)."""
+    call = node if isinstance(node, ast.Call) else None
+    func = call.func if call is not None else node
+    leaf = leaf_name(func)
+    given = (positional(call) or [keyword_value(call, ("mode",))]) if call is not None else []
+    first = given[0] if given else None
+    if leaf == _SET_GRAD:
+        return GradMode.OFF if isinstance(first, ast.Constant) and first.value is False else GradMode.ON
+    if leaf == _INFERENCE and isinstance(first, ast.Constant) and first.value is False:
+        return None
+    if leaf in _NO_GRAD:
+        return GradMode.OFF
+    if leaf in _GRAD_ON:
+        return GradMode.ON
+    if isinstance(func, ast.Attribute) and leaf in ("pause", "record"):
+        dotted = code_for(func)
+        if dotted == _MXNET_OFF or dotted.endswith("." + _MXNET_OFF):
+            return GradMode.OFF
+        if dotted == _MXNET_ON or dotted.endswith("." + _MXNET_ON):
+            return GradMode.ON
+    return None
+
+
+def _without(spans: list[tuple[Position, Position]], holes: list[tuple[Position, Position]]) -> list[tuple[Position, Position]]:
+    """The spans, less the holes cut in them."""
+    for low, high in holes:
+        cut = []
+        for start, end in spans:
+            if high <= start or end <= low:
+                cut.append((start, end))
+                continue
+            if start < low:
+                cut.append((start, low))
+            if high < end:
+                cut.append((high, end))
+        spans = cut
+    return spans
 
 
 class ClassKind(enum.Enum):
@@ -131,10 +196,12 @@ class Contexts:
         self._functions: list[str] = []  # enclosing function names, innermost last
         self._classes: list[ClassKind] = []  # enclosing classes
         self._never_classes: set[str] = set()  # classes of this file derived from a never-differentiated one
-        self._under_no_grad: list[bool] = []  # per enclosing function or `with`: does its code run under no_grad?
+        # Per enclosing function or grad-mode `with`: the mode its code runs under (None: its caller's).
+        self._grad_modes: list[Optional[GradMode]] = []
         # Each function as (its name and those of the functions around it, start, end); no_grad regions.
         self._function_spans: list[tuple[tuple[str, ...], Position, Position]] = []
         self._no_grad_spans: list[tuple[Position, Position]] = []
+        self._grad_on_spans: list[tuple[Position, Position]] = []  # recording back on: cut out of the others
         self._custom: set[str] = set()
         # Functions defined in a function's body that are never differentiated, by (the enclosing
         # functions' names, the name).
@@ -172,10 +239,11 @@ class Contexts:
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 stack.append(self._enter_function(node))
             elif kind is ast.With or kind is ast.AsyncWith:
-                if any(word in self.code_for(item.context_expr) for item in node.items for word in _NO_GRAD):
-                    self._no_grad_spans.append(self._span((node.lineno, node.col_offset), node))
-                    self._under_no_grad.append(True)
-                    stack.append(_Leave(self._under_no_grad.pop))
+                modes = [m for item in node.items if (m := grad_mode(item.context_expr, self.code_for))]
+                if modes:
+                    # Items are entered left to right: the last one's mode holds the body.
+                    self._note_grad_mode(modes[-1], self._span((node.lineno, node.col_offset), node))
+                    stack.append(_Leave(self._grad_modes.pop))
             elif kind is ast.Call:
                 self._visit_call(node)
             else:
@@ -200,11 +268,13 @@ class Contexts:
         if not self._functions:
             self._defined.add(name)
         span = self._span(start_position(node), node)
-        no_grad = any(word in text for text in decorators for word in _NO_GRAD)
-        if no_grad:
-            self._no_grad_spans.append(span)
-        # A body runs when the function is called, not where it is defined: only its decorator counts.
-        self._under_no_grad.append(no_grad)
+        # A body runs when the function is called, not where it is defined: only its decorators count,
+        # and the innermost (the last written) sets the mode last, just before the body runs.
+        modes = [m for d in node.decorator_list if (m := grad_mode(d, self.code_for))]
+        if modes:
+            self._note_grad_mode(modes[-1], span)
+        else:
+            self._grad_modes.append(None)
         self._functions.append(name if in_class is ClassKind.PLAIN else self._qualify(name, in_class))
         self._function_spans.append((tuple(self._functions), *span))
         defined = _defined_in(node)
@@ -213,9 +283,13 @@ class Contexts:
         self._local_names.append(around | defined if defined else around)
         return _Leave(self._leave_function)
 
+    def _note_grad_mode(self, mode: GradMode, span: tuple[Position, Position]) -> None:
+        (self._no_grad_spans if mode is GradMode.OFF else self._grad_on_spans).append(span)
+        self._grad_modes.append(mode)
+
     def _leave_function(self) -> None:
         self._functions.pop()
-        self._under_no_grad.pop()
+        self._grad_modes.pop()
         self._local_defs.pop()
         self._local_names.pop()
 
@@ -306,8 +380,10 @@ class Contexts:
             return
         if primal:
             user: _User = _PRIMAL_USER
-        elif self._under_no_grad and self._under_no_grad[-1]:
+        elif self._grad_modes and self._grad_modes[-1] is GradMode.OFF:
             user = _NO_GRAD_USER
+        elif self._grad_modes and self._grad_modes[-1] is GradMode.ON:
+            user = _GRAD_USER
         else:
             user = tuple(self._functions) if self._functions else None
         if local:
@@ -319,12 +395,13 @@ class Contexts:
     # --- queries ---------------------------------------------------------------------------------
     def never_differentiated(self) -> list[tuple[Position, Position]]:
         """The spans of code that is never differentiated: functions that are (or are nested in) a
-        custom primal or a helper only such primals use, and no_grad regions."""
+        custom primal or a helper only such primals use, and no_grad regions, less the regions where
+        recording is back on."""
         custom = self._custom_closure()
         local = {(around, name) for (around, name), users in self._local_uses.items() if all(self._in(user, custom) for user in users)}
         local |= self._custom_local
         spans = [(start, end) for names, start, end in self._function_spans if names[-1] in custom or (names[:-1], names[-1]) in local]
-        return spans + self._no_grad_spans
+        return _without(spans + self._no_grad_spans, self._grad_on_spans)
 
     def jvp_rules(self) -> frozenset[str]:
         """The names of the functions registered as a custom_jvp's rule."""
