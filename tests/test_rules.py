@@ -410,6 +410,33 @@ EVIDENCE_NOTES = [
 ]
 
 
+# A condition on the op's own value, held by the local the branch reads: ||v|| = 0 only at v = 0, so
+# `n == 0` (or `n > 1e-6`) leaves the norm unselected at its pole. Through a helper that returns the
+# op too (an op out of sight is reported only so); not one that returns more than it, nor a
+# threshold nanlint cannot read.
+VALUE_TESTS = [
+    ("n = jnp.linalg.norm(v, axis=-1)", "jnp.where(n == 0.0, 1.0, jnp.sin(n) * c)", "high", "`n == 0.0` leaves the false branch unselected at n = 0, where the derivative of `jnp.linalg.norm` is not finite"),
+    ("n = _norm(v)", "jnp.where(n > 1e-6, n * c, 0.0)", "high", "`n > 1e-6` leaves the true branch unselected at n = 0, where the derivative of `_norm` is not finite"),
+    ("n = jnp.linalg.norm(v, axis=-1)", "jnp.where(n > c, n * 2.0, 0.0)", "medium", None),
+    ("n = jnp.linalg.norm(v, axis=-1) + 1.0", "jnp.where(n > 1.0, n * 2.0, 0.0)", "medium", None),
+    ("n = _norm_plus_one(v)", "jnp.where(n > 1.0, n * 2.0, 0.0)", None, None),
+    # Where the branch is not selected, n > 1: away from the norm's pole (and from sqrt's, whose
+    # value is NaN below its domain, where `r > 1` is false and takes the branch).
+    ("n = jnp.linalg.norm(v, axis=-1)", "jnp.where(n > 1.0, 0.0, n * 2.0)", None, None),
+    ("n = jnp.sqrt(jnp.sum(v * v) + c)", "jnp.where(n > 1.0, 0.0, n * 2.0)", None, None),
+]
+
+
+@pytest.mark.parametrize(("local", "select", "confidence", "note"), VALUE_TESTS)
+def test_a_condition_on_the_ops_own_value_is_read_at_the_value_of_its_pole(local, select, confidence, note) -> None:
+    helpers = "def _norm(v):\n    return jnp.linalg.norm(v, axis=-1)\ndef _norm_plus_one(v):\n    return jnp.linalg.norm(v, axis=-1) + 1.0\n"
+    source = f"import jax.numpy as jnp\n{helpers}def f(v, c):\n    {local}\n    return {select}\n"
+    found = [d for d in Checker(Settings()).check_source(source, "m.py").diagnostics]
+    assert [d.confidence.value for d in found] == ([confidence] if confidence else [])
+    if note is not None:
+        assert note in [r.message for r in found[0].related]
+
+
 @pytest.mark.parametrize(("select", "confidence", "note"), EVIDENCE_NOTES)
 def test_a_where_finding_says_why_its_condition_leaves_the_pole_unselected(select, confidence, note) -> None:
     source = f"import jax.numpy as jnp\ndef f(x, k, n, p, t):\n    return {select}\n"

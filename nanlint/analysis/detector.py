@@ -1482,9 +1482,9 @@ class Detector:
         """Compare what the guard selects with the op's leak domain, when the guard names the argument;
         for ADMITS the pole values it selects, for LEAK those it surely leaves unselected, with the
         variable (source text) they are values of."""
-        if branch.cond is None or branch.polarity is None or not use.op.elementwise:
+        if branch.cond is None or branch.polarity is None:
             return GuardVerdict.UNKNOWN, None
-        for var, to_var in affine_base(use.arg, env):
+        for var, to_var in affine_base(use.arg, env) if use.op.elementwise else ():
             said = region_of(branch.cond, self.code(var), env)
             if said is None:
                 continue
@@ -1504,6 +1504,32 @@ class Detector:
             if surely is not None and not (reached := surely.intersect(domain)).is_empty():
                 return GuardVerdict.LEAK, (reached, bare_code(var, self.code))
             return GuardVerdict.UNKNOWN, None
+        return self._value_tested_at_pole(branch, use, env)
+
+    def _value_tested_at_pole(self, branch: Branch, use: OpUse, env: _Env) -> tuple[GuardVerdict, Optional[tuple[IntervalSet, str]]]:
+        """A condition written on the op's own value, the local the branch reads (`n = norm(v)`, then
+        `where(n == 0, 1.0, n * c)`), read at the value the op takes only at its pole (||v|| = 0
+        only at v = 0, sqrt(u) = 0 only at u = 0): LEAK where it surely leaves the branch unselected
+        at that value (with the value and the local, for the message); NO_LEAK where all of where it
+        does lies away from it, and not where the local is NaN (sqrt's value below its domain), which
+        the condition must then select. The local must hold the op itself (or a helper's call that
+        returns it), bound as the condition reads it."""
+        value, local = use.op.value_at_pole, use.via
+        if value is None or local is None or use.definition is None or use.definition.value is not use.node:
+            return GuardVerdict.UNKNOWN, None
+        if use.helper is not None and use.inside is not self._inlined.get(id(use.node)):
+            return GuardVerdict.UNKNOWN, None  # the helper returns more than the op (`log(x) + 1`)
+        if env.binding(local) is not use.definition:
+            return GuardVerdict.UNKNOWN, None
+        said = region_of(branch.cond, local.value, env)
+        if said is None:
+            return GuardVerdict.UNKNOWN, None
+        pole = IntervalSet.point(value)
+        within, surely = said.at_most(not branch.polarity), said.at_least(not branch.polarity)
+        if surely is not None and not surely.intersect(pole).is_empty():
+            return GuardVerdict.LEAK, (pole, local.value)
+        if within is not None and within.intersect(pole).is_empty() and holds_at_nan(branch.cond, local.value, env) is branch.polarity:
+            return GuardVerdict.NO_LEAK, None
         return GuardVerdict.UNKNOWN, None
 
 
