@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import fetch  # noqa: E402  (the benchmark's hash-checked download)
 
 HERE = Path(__file__).resolve().parent
-SETS = {"A": "tuning", "B": "heldout", "C": "heldout-c", "D": "heldout-d", "E": "heldout-e", "F": "heldout-f", "G": "heldout-g", "H": "heldout-h", "I": "heldout-i", "J": "heldout-j", "K": "heldout-k", "L": "heldout-l", "M": "heldout-m", "N": "heldout-n", "O": "heldout-o", "P": "heldout-p", "Q": "heldout-q", "R": "heldout-r", "S": "heldout-s", "T": "heldout-t", "U": "heldout-u", "V": "heldout-v"}
+SETS = {"A": "tuning", "B": "heldout", "C": "heldout-c", "D": "heldout-d", "E": "heldout-e", "F": "heldout-f", "G": "heldout-g", "H": "heldout-h", "I": "heldout-i", "J": "heldout-j", "K": "heldout-k", "L": "heldout-l", "M": "heldout-m", "N": "heldout-n", "O": "heldout-o", "P": "heldout-p", "Q": "heldout-q", "R": "heldout-r", "S": "heldout-s", "T": "heldout-t", "U": "heldout-u", "V": "heldout-v", "W": "heldout-w"}
 
 
 def pinned() -> dict[str, list[tuple[str, str, str]]]:
