@@ -1517,7 +1517,7 @@ class Detector:
         value, local = use.op.value_at_pole, use.via
         if value is None or local is None or use.definition is None or use.definition.value is not use.node:
             return GuardVerdict.UNKNOWN, None
-        if use.helper is not None and use.inside is not self._inlined.get(id(use.node)):
+        if use.helper is not None and use.inside is not env.inlined(use.node):
             return GuardVerdict.UNKNOWN, None  # the helper returns more than the op (`log(x) + 1`)
         if env.binding(local) is not use.definition:
             return GuardVerdict.UNKNOWN, None

@@ -126,10 +126,7 @@ class ImportedHelpers:
     def _module_path(self, directory: str, module: str, level: int) -> Optional[str]:
         parts = [p for p in module.split(".") if p]
         if level:
-            base = directory
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-            return self.modules.module_file(base, parts) if parts else None
+            return self.modules.relative_module_file(directory, parts, level)
         root = self.modules.root(directory, parts[0]) if parts else None
         return self.modules.module_file(root, parts) if root is not None else None
 

@@ -191,6 +191,14 @@ class ArrayModules:
                 return candidate
         return None
 
+    def relative_module_file(self, directory: str, parts: list[str], level: int) -> Optional[str]:
+        """The file of the module a relative import with `level` dots names (`from ..a.b import`),
+        seen from a module in `directory`."""
+        base = directory
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        return self.module_file(base, parts) if parts else None
+
     def defines(self, path: str, name: str) -> tuple[bool, frozenset[str]]:
         """Whether the module binds `name` at its top level, by `def` or `=`, itself or through a
         relative star import of the package's (`from .compat_numpy import *`); and the files read."""
@@ -219,10 +227,7 @@ class ArrayModules:
             dotted = star.lstrip(".")
             if dotted == star or not dotted:
                 continue  # an absolute one, or `from . import *`
-            base = os.path.dirname(path)
-            for _ in range(len(star) - len(dotted) - 1):
-                base = os.path.dirname(base)
-            module = self.module_file(base, dotted.split("."))
+            module = self.relative_module_file(os.path.dirname(path), dotted.split("."), len(star) - len(dotted))
             if module is not None:
                 found.append(module)
         return found
