@@ -445,6 +445,39 @@ def test_a_straight_line_helper_the_kept_code_calls_is_kept_for_what_it_returns(
     assert [(f[0], f[1].row) for f in assert_same(source)] == [("NAN001", 26)]
 
 
+def test_a_helper_that_checks_its_parameters_is_kept_for_what_its_calls_make_sure_of() -> None:
+    # Point 164: after `bandwidth = _check_bandwidth(bandwidth)`, the bandwidth is positive, which
+    # the detector reads from the helper's body: the sliced path keeps it, as the whole file has it.
+    source = src("""
+        import jax.numpy as jnp
+
+        def _check_bandwidth(bandwidth):
+            \"\"\"Raise unless the bandwidth is positive.\"\"\"
+            if jnp.any(bandwidth <= 0):
+                raise ValueError("The bandwidth should be positive.")
+            bandwidth = jnp.asarray(bandwidth, dtype=float)
+            return bandwidth
+
+        def _late_check(bandwidth):
+            bandwidth = jnp.asarray(bandwidth)
+            assert jnp.all(bandwidth > 0)
+            return bandwidth
+
+        def triangular(distance, bandwidth=1.0):
+            bandwidth = _check_bandwidth(bandwidth)
+            scaled = distance / bandwidth
+            return jnp.where(scaled < 1, 1 - scaled, 0.0)
+
+        def other(distance, bandwidth=1.0):
+            bandwidth = _late_check(bandwidth)
+            scaled = distance / bandwidth
+            return jnp.where(scaled < 1, 1 - scaled, 0.0)
+    """)
+    text = kept_text(source)
+    assert "def _check_bandwidth" in text and "def _late_check" not in text  # its check comes after a statement
+    assert [(f[0], f[1].row) for f in assert_same(source)] == [("NAN002", 23)]
+
+
 def test_a_branch_that_calls_a_helper_holding_an_op_is_kept_and_read_as_the_whole_file_is() -> None:
     # Point 112: `_pade` divides by `x2`, which is 0 at `x == 0`, where its branch is not selected.
     # `_smooth` has a derivative of its own (`custom_jvp`): autodiff never enters its body.

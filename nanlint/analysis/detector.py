@@ -15,7 +15,7 @@ from typing import Callable, Iterator, NamedTuple, Optional, TypeVar
 import libcst as cst
 
 from nanlint.analysis.attributes import AttributeStores
-from nanlint.analysis.checks import checks_before, may_check
+from nanlint.analysis.checks import Check, checks_before, entry_checks, helper_call, may_check
 from nanlint.analysis.conditions import (
     affine_base,
     and_or,
@@ -26,7 +26,7 @@ from nanlint.analysis.conditions import (
     selected_values,
     values_where,
 )
-from nanlint.analysis.inline import free_names, inlined
+from nanlint.analysis.inline import bound_arguments, free_names, inlined, reads, substituted
 from nanlint.analysis.masking import mask_sites, masked_value, replaced_value
 from nanlint.analysis.names import (
     Binding,
@@ -265,6 +265,8 @@ class Detector:
         self._excluded: dict[int, bool] = {}
         self._names_read: dict[int, dict[str, list[cst.Name]]] = {}
         self._may_check: dict[int, bool] = {}
+        self._checks_by_call: dict[int, tuple[Check, ...]] = {}
+        self._entry_checks: dict[int, tuple[tuple[Check, ...], Optional[cst.FunctionDef]]] = {}
         self.index = ScopeIndex(trees, self._may_select, list(defined), aliases or {}, own_modules, namespace_uses)
         self.attributes = AttributeStores(self.index)
 
@@ -310,15 +312,16 @@ class Detector:
             self._inlined[key] = inlined(function, call) if function is not None else None
         return self._inlined[key]
 
-    def _reads_alike(self, function: cst.FunctionDef, binding: Binding, env: "_Env") -> bool:
+    def _reads_alike(self, function: cst.FunctionDef, binding: Binding, env: "_Env", body: Optional[frozenset[str]] = None) -> bool:
         """Whether the names a helper of this file reads of its own mean at the call what they mean
-        to it: a name its body reads, what the scope it is defined in holds when the call runs (late
-        binding: not a local of the caller's that shadows it); a name a default reads, what it held
-        where the function was defined (early binding)."""
+        to it: a name its body reads (`body`, or its straight-line steps'), what the scope it is
+        defined in holds when the call runs (late binding: not a local of the caller's that shadows
+        it); a name a default reads, what it held where the function was defined (early binding)."""
         defined_in = next((s for s in env.scope.lookup_chain() if any(b is binding for b in s.bindings.get(binding.name, ()))), None)
         if defined_in is None:
             return False
-        body, defaults = free_names(function)
+        steps, defaults = free_names(function)
+        body = steps if body is None else body
         late = all(_alike(binding_at(defined_in, name, env.place), binding_at(env.scope, name, env.place)) for name in body)
         return late and all(_alike(binding_at(defined_in, name, binding.place), binding_at(env.scope, name, env.place)) for name in defaults)
 
@@ -380,16 +383,78 @@ class Detector:
         if not isinstance(function, cst.FunctionDef) or id(node) not in self.index.parent:
             return ()
         if id(function) not in self._may_check:
-            self._may_check[id(function)] = may_check(function)
+            self._may_check[id(function)] = may_check(function, lambda name: self._checking_helper_named(name, scope))
         if not self._may_check[id(function)] or self.index.scope_at(node) is not scope:
             return ()
         found = []
-        for check in checks_before(node, self.index.parent):
+        for check in checks_before(node, self.index.parent, lambda statement: self._checks_made_by(statement, scope)):
             at = self.place(check.statement)
             names = {n.value for n in walk(check.condition) if isinstance(n, cst.Name)}
-            if all(bindings_reaching(scope, name, at) == bindings_reaching(scope, name, place) for name in names):
+            held = check.returned_by
+            if all(
+                all(b.value is held for b in bindings_reaching(scope, name, place))
+                if held is not None and name == helper_call(check.statement)[1].value
+                else bindings_reaching(scope, name, at) == bindings_reaching(scope, name, place)
+                for name in names
+            ):
                 found.append((check.condition, check.truth))
         return tuple(found)
+
+    def _checking_helper_named(self, name: str, scope: Scope) -> bool:
+        """Whether `name`, seen from the function `scope` is, is a function of the file that checks
+        its parameters on entry (checks.py)."""
+        binding = binding_at(scope, name, self.place(scope.node))
+        function = binding.function if binding is not None else None
+        return function is not None and bool(self._entry_checks_of(function)[0])
+
+    def _entry_checks_of(self, function: cst.FunctionDef) -> tuple[tuple[Check, ...], Optional[cst.FunctionDef]]:
+        """The checks the function makes on entry, and the function less them (to read what it
+        returns), remembered."""
+        key = id(function)
+        if key not in self._entry_checks:
+            entries, rest = entry_checks(function)
+            body = function.body.with_changes(body=rest) if entries and rest and isinstance(function.body, cst.IndentedBlock) else None
+            self._entry_checks[key] = entries, (function.with_changes(body=body) if body is not None else None)
+        return self._entry_checks[key]
+
+    def _checks_made_by(self, statement: cst.CSTNode, scope: Scope) -> tuple[Check, ...]:
+        """What `helper(x)` or `y = helper(x)` makes sure of, when the helper checks its parameters
+        on entry: each check with the parameters replaced by what the call passes (names, items
+        and numbers: a call's value may differ at the next call), and, where the helper returns a
+        parameter unchanged (a cast, a copy), the checks on it said of `y` as well."""
+        key = id(statement)
+        if key not in self._checks_by_call:
+            self._checks_by_call[key] = ()
+            call, target = helper_call(statement)
+            env = _Env(self, scope, self.place(statement))
+            function, binding = self.own_helper(call, env), env.binding(call.func)
+            entries, rest = self._entry_checks_of(function) if function is not None else ((), None)
+            bound = bound_arguments(function.params, call) if entries else None
+            if bound is not None:
+                plain = {name: arg for name, arg in bound.items() if not any(isinstance(n, cst.Call) for n in walk(arg))}
+                found: list[Check] = []
+                returned = self._returned_parameter(rest, call, bound, env) if target is not None and rest is not None else None
+                for entry in entries:
+                    read = reads(entry.condition)
+                    free = read - set(bound)
+                    if not self._reads_alike(function, binding, env, frozenset(free)):
+                        continue
+                    if read & set(bound) <= set(plain):
+                        found.append(Check(substituted(entry.condition, plain), entry.truth, statement))
+                    if returned is not None and read & set(bound) <= {returned} | set(plain):
+                        # A name of its own: the target node would be read where it is written, before it binds.
+                        said = substituted(entry.condition, {**plain, returned: cst.Name(target.value)})
+                        found.append(Check(said, entry.truth, statement, returned_by=call))
+                self._checks_by_call[key] = tuple(found)
+        return self._checks_by_call[key]
+
+    def _returned_parameter(self, rest: cst.FunctionDef, call: cst.Call, bound: dict, env: "_Env") -> Optional[str]:
+        """The parameter a helper (less its entry checks) returns unchanged for this call, through
+        casts and copies (`return jnp.asarray(b, dtype=float)`), if one."""
+        value = inlined(rest, call)
+        while isinstance(value, cst.Call):
+            value = carried_value(value, env)
+        return next((name for name, arg in bound.items() if value is not None and arg is value), None)
 
     def _primal_in_jvp_rule(self, call: cst.Call, scope: Scope) -> bool:
         if not self.jvp_rules:

@@ -25,7 +25,7 @@ def inlined(function: cst.FunctionDef, call: cst.Call) -> Optional[cst.BaseExpre
     steps = _straight_line(function)
     if steps is None or any(_binds_names(value) for _, value in steps):
         return None
-    bound = _bind(function.params, call)
+    bound = bound_arguments(function.params, call)
     if bound is None:
         return None
     sizes = {name: _size(value, {}) for name, value in bound.items()}
@@ -41,6 +41,11 @@ def inlined(function: cst.FunctionDef, call: cst.Call) -> Optional[cst.BaseExpre
     return None
 
 
+def substituted(expression: cst.BaseExpression, bound: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """`expression` with each name it reads that `bound` holds replaced by what it is bound to."""
+    return expression.visit(_Substitute(bound))
+
+
 def _size(expression: cst.BaseExpression, sizes: dict[str, int]) -> int:
     """How many nodes `expression` has once each name in `sizes` is replaced by what it stands for
     (at most: a name that is an attribute's label is counted as a read)."""
@@ -54,12 +59,12 @@ def free_names(function: cst.FunctionDef) -> tuple[frozenset[str], frozenset[str
     params = function.params
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     bound = {p.name.value for p in every} | {name for name, _ in steps if name is not None}
-    body = {name for _, value in steps for name in _reads(value)} - bound
-    defaults = {name for p in every if p.default is not None for name in _reads(p.default)}
+    body = {name for _, value in steps for name in reads(value)} - bound
+    defaults = {name for p in every if p.default is not None for name in reads(p.default)}
     return frozenset(body), frozenset(defaults)
 
 
-def _reads(expression: cst.BaseExpression) -> set[str]:
+def reads(expression: cst.BaseExpression) -> set[str]:
     """The names an expression reads, as `_Substitute` replaces them: not an attribute's name, nor a
     keyword."""
     found: set[str] = set()
@@ -92,7 +97,7 @@ def _straight_line(function: cst.FunctionDef) -> Optional[list[tuple[Optional[st
         if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             return None
         statements += line.body
-    if statements and _is_docstring(statements[0]):
+    if statements and is_docstring(statements[0]):
         statements = statements[1:]
     if len(statements) > MAX_HELPER_STEPS + 1:
         return None
@@ -107,7 +112,7 @@ def _straight_line(function: cst.FunctionDef) -> Optional[list[tuple[Optional[st
     return [*steps, (None, last.value)]
 
 
-def _is_docstring(statement: cst.BaseSmallStatement) -> bool:
+def is_docstring(statement: cst.BaseSmallStatement) -> bool:
     return (
         isinstance(statement, cst.Expr)
         and isinstance(statement.value, (cst.SimpleString, cst.ConcatenatedString))
@@ -136,7 +141,7 @@ def _binds_names(expression: cst.BaseExpression) -> bool:
     return bool(found)
 
 
-def _bind(params: cst.Parameters, call: cst.Call) -> Optional[dict[str, cst.BaseExpression]]:
+def bound_arguments(params: cst.Parameters, call: cst.Call) -> Optional[dict[str, cst.BaseExpression]]:
     """Parameter name -> the expression the call gives it, as Python binds them."""
     if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
         return None  # *args, **kwargs

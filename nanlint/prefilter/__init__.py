@@ -28,7 +28,7 @@ from typing import Optional
 from nanlint.catalog.lookup import Catalog
 from nanlint.catalog.tables import NAMESPACE_SELECT
 from nanlint.prefilter.contexts import BASE_WORD_ENDINGS, PRIMAL_WORDS, Contexts, may_have_contexts
-from nanlint.prefilter.helpers import DEFINITION, FileHelpers, Helper, HelperFinder, imported_helpers, straight_line_function
+from nanlint.prefilter.helpers import DEFINITION, FileHelpers, Helper, HelperFinder, checking_def, imported_helpers, straight_line_function
 from nanlint.prefilter.reexports import TreeResolver, resolve_imports
 from nanlint.prefilter.screen import Reported, Screen
 from nanlint.prefilter.syntax import Position, parse
@@ -441,9 +441,10 @@ class _Plan:
         return [self._member_unit(node, unit) for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
     def close_over_bindings(self) -> bool:
-        """Keep every top-level statement that binds a name kept code uses (imports, constants), and
-        every straight-line helper it calls (what it returns is read: analysis/inline.py), until nothing
-        more is needed; False when such a statement does not parse on its own."""
+        """Keep every top-level statement that binds a name kept code uses (imports, constants), every
+        straight-line helper it calls (what it returns is read: analysis/inline.py) and every helper
+        that checks its parameters on entry (what a call makes sure of is read: analysis/checks.py),
+        until nothing more is needed; False when such a statement does not parse on its own."""
         pieces = [piece for pieces in self.kept.values() for piece in pieces]
         used: set[str] = set().union(*(piece.names(self.source) for piece in pieces))
         called: set[str] = set().union(*(piece.called(self.source) for piece in pieces))
@@ -454,7 +455,7 @@ class _Plan:
             for index, unit in enumerate(self.units):
                 if index in self.kept or not (unit.words(self.source) & used):
                     continue
-                if unit.definition in called and self._straight_line_helper(unit):
+                if unit.definition in called and (self._straight_line_helper(unit) or self._checking_helper(unit)):
                     self.kept[index] = [unit]
                     used |= unit.names(self.source)
                     called |= unit.called(self.source)
@@ -475,6 +476,11 @@ class _Plan:
     def _straight_line_helper(self, unit: Unit) -> bool:
         """`def _safe(x): return ...`, `def save_exp(x): x = minimum(x, 20.0); return exp(x)`."""
         return bool(DEFINITION.match(self.source, unit.start)) and straight_line_function(unit.tree(self.source)) is not None
+
+    def _checking_helper(self, unit: Unit) -> bool:
+        """`def _check(b): if b <= 0: raise ValueError(...)` ..."""
+        tree = unit.tree(self.source) if DEFINITION.match(self.source, unit.start) else None
+        return tree is not None and len(tree.body) == 1 and checking_def(tree.body[0])
 
     def imported_helpers(self, imports: Imports, find: HelperFinder) -> tuple[dict[str, Helper], set[str]]:
         """The helpers the kept imports bring in from other modules of the tree, and the files read."""

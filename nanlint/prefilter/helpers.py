@@ -67,6 +67,18 @@ def straight_line_def(function: ast.AST) -> Optional[ast.FunctionDef]:
     return function if body and isinstance(body[-1], ast.Return) and body[-1].value is not None else None
 
 
+def checking_def(function: ast.AST) -> bool:
+    """A `def` whose body starts, after its docstring, with a check that raises or asserts (`if b <=
+    0: raise ...`): what its calls make sure of is read (`analysis.checks.entry_checks`)."""
+    if not isinstance(function, ast.FunctionDef):
+        return False
+    body = function.body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        body = body[1:]
+    first = body[0] if body else None
+    return isinstance(first, ast.Assert) or (isinstance(first, ast.If) and not first.orelse and isinstance(first.body[-1], ast.Raise))
+
+
 class FileHelpers:
     """The straight-line functions a file defines at its top level that apply an op: the detector
     reads a helper's ops where a branch calls it, so the screen keeps such a branch. The screen

@@ -329,6 +329,19 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\ndef ramp(t, c):\n    if jnp.any(c <= 0):\n        return t\n    return jnp.where(t < c, t / c, 1.0)\n"),
         Valid("import tensorflow as tf\ndef ramp(t, c):\n    if tf.reduce_any(c <= 0):\n        raise ValueError(c)\n    return tf.where(t < c, t / c, 1.0)\n"),
         Valid("import torch\ndef ramps(ts, c):\n    for t in ts:\n        if not (c > 0):\n            continue\n        yield torch.where(t < c, t / c, 1.0)\n"),
+        # A helper of the file that checks its parameters on entry checks them at each call (point
+        # 164): after `_check_scale(c)` returns, `c` is positive; after `c = _positive(c)`, so is the
+        # new `c`, which the helper returns unchanged (a cast of its parameter).
+        Valid(
+            "import jax.numpy as jnp\ndef _check_scale(c):\n    if c <= 0:\n        raise ValueError(c)\n"
+            "def ramp(t, c):\n    _check_scale(c)\n    return jnp.where(t < c, t / c, 1.0)\n"
+        ),
+        Valid(
+            "import jax.numpy as jnp\ndef _positive(c, name='c'):\n    \"\"\"`c` as an array of floats.\"\"\"\n    if jnp.any(c <= 0):\n"
+            "        raise ValueError(name)\n    c = jnp.asarray(c, dtype=float)\n    return c\n"
+            "def ramp(t, width):\n    width = _positive(width, name='width')\n    return jnp.where(t < width, t / width, 1.0)\n"
+        ),
+        Valid("import torch\ndef _check(c):\n    assert c > 0\ndef ramp(t, c):\n    _check(c=c)\n    return torch.where(t < c, t / c, 1.0)\n"),
         # After `if rate == 1.0:` returns (from each branch of an inner `if`), `1.0 - rate` is never 0
         # (point 109): a range of `rate` would span the one value it misses.
         Valid(
@@ -441,6 +454,23 @@ class WhereBranchSingularOp(Rule):
         Invalid("import jax.numpy as jnp\njnp.where(jnp.isclose(d, 0), 0.0, g / (d + 1e-12 * jnp.isclose(d, 0)))\n", line=2),
         Invalid("import jax.numpy as jnp\ndef ramp(t, c, d):\n    if c <= 0:\n        raise ValueError(c)\n    c = d\n    return jnp.where(t < c, t / c, 1.0)\n", line=6),
         Invalid("import jax.numpy as jnp\ndef ramp(t, c):\n    if jnp.all(c <= 0):\n        raise ValueError(c)\n    return jnp.where(t < c, t / c, 1.0)\n", line=5),
+        # ... but not a helper that may return before its check, nor one that returns another value
+        # than its parameter, nor a check called in one arm of an `if` only.
+        Invalid(
+            "import jax.numpy as jnp\ndef _scale(c):\n    if c is None:\n        return 1.0\n    if c <= 0:\n        raise ValueError(c)\n"
+            "    return c\ndef ramp(t, c):\n    c = _scale(c)\n    return jnp.where(t < c, t / c, 1.0)\n",
+            line=10,
+        ),
+        Invalid(
+            "import jax.numpy as jnp\ndef _shifted(c):\n    if c <= 0:\n        raise ValueError(c)\n    return c - 1.0\n"
+            "def ramp(t, c):\n    c = _shifted(c)\n    return jnp.where(t < c, t / c, 1.0)\n",
+            line=8,
+        ),
+        Invalid(
+            "import jax.numpy as jnp\ndef _check_scale(c):\n    if c <= 0:\n        raise ValueError(c)\n"
+            "def ramp(t, c, strict):\n    if strict:\n        _check_scale(c)\n    return jnp.where(t < c, t / c, 1.0)\n",
+            line=8,
+        ),
         # ... but one made to receive a gradient (`requires_grad_()`, `requires_grad=True`) can.
         Invalid("import torch\ndef f():\n    q = torch.zeros(4).requires_grad_()\n    return torch.where(q > 0, q.log(), 0.0)\n", line=4),
         # A sine reaches 0 at pi (written `jnp.pi`, a float a hair below it), and a cosine at pi/2,
