@@ -43,6 +43,22 @@ def test_invalid_examples_are_fixed_as_written(rule, case) -> None:
     assert rule.CODE not in [d.code for d in checker.check_source(outcome.source, "example.py").diagnostics]
 
 
+def test_an_op_whose_pole_the_other_branch_meets_too_is_no_leak_of_its_own() -> None:
+    # Point 165: where `x < 1` leaves `1.0 / x` unselected at `x == 0`, its pole, the selected
+    # `sqrt(x)` is singular too (it leaks at every `x <= 0`): no select hides the division's pole.
+    # Point 47 asked the other branch for the very same leaking values.
+    source = "import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 1, jnp.sqrt(x), 1.0 / x)\n"
+    assert Checker(Settings()).check_source(source, "example.py").diagnostics == []
+    # A power by an exponent not known may hold no pole (`x ** p` at p = 2): the division is reported.
+    source = "import jax.numpy as jnp\ndef f(x, p):\n    return jnp.where(x < 1, x ** p, 1.0 / x)\n"
+    result = Checker(Settings()).check_source(source, "example.py")
+    assert ("NAN001", "divide") in [(d.code, d.op) for d in result.diagnostics]
+    # The other way round, `sqrt` leaks at `x < 0` too, where the division is finite: reported.
+    source = "import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 1, 1.0 / x, jnp.sqrt(x))\n"
+    result = Checker(Settings()).check_source(source, "example.py")
+    assert [(d.code, d.op) for d in result.diagnostics] == [("NAN001", "sqrt")]
+
+
 def test_a_nested_op_is_reported_again_only_where_the_nested_fix_leaves_a_leak() -> None:
     # `1 / dx` is masked by the nested select's fix wherever the enclosing one drops it: one finding.
     guarded_by_nested = (

@@ -516,10 +516,11 @@ class Detector:
                         continue  # the local feeds every branch: the where picks a regime, it guards nothing
                     if others and all(id(use.node) in evaluated.ops(b) for b in others):
                         continue  # so does the op itself (`where(c, u / d, d / v)` through locals): no branch hides it
-                    if others and (holder is None or _names_only(use.arg)) and all(self._pole(use, env) in evaluated.poles(b) for b in others):
-                        # Every branch meets the same pole (`where(c, a / m, b / m)`): the selected
-                        # one is singular there too. An op a nested select holds may be read
-                        # elsewhere: a store into `s.m` between the two is not in the key.
+                    if others and (holder is None or _names_only(use.arg)) and all(evaluated.meets(b, self._pole(use, env)) for b in others):
+                        # Every branch meets the same pole (`where(c, a / m, b / m)`), or one that
+                        # surely holds it (`where(c, 1 / m, sqrt(m))`: sqrt is singular wherever m
+                        # is 0): the selected one is singular there too. An op a nested select holds
+                        # may be read elsewhere: a store into `s.m` between the two is not in the key.
                         continue
                     # An op out of sight, in an inner select or in a helper the branch calls: only
                     # where this condition provably explains its pole, or, for a NaN factor's
@@ -1705,20 +1706,28 @@ class _Evaluated:
         self.detector, self.env, self.scope, self.searched = detector, env, scope, searched
         self._found: dict[int, tuple[set[int], set]] = {}
 
-    def _reached(self, branch: Branch) -> tuple[set[int], set]:
+    def _reached(self, branch: Branch) -> tuple[set[int], set, set]:
         key = id(branch)
         if key not in self.searched:
-            return set(), set()
+            return set(), set(), set()
         if key not in self._found:
             uses = self.detector._search(branch.expr, self.env, self.scope, limit=MAX_WAY).uses
-            self._found[key] = {id(use.node) for use in uses}, {self.detector._pole(use, self.env) for use in uses}
+            poles = [(use, self.detector._pole(use, self.env)) for use in uses]
+            # A power by an exponent not known may hold no pole at all (`x ** p` at p = 2).
+            sure = {pole for use, pole in poles if _exponent_known(use, _where_computed(use, self.env))}
+            self._found[key] = {id(use.node) for use in uses}, {pole for _, pole in poles}, sure
         return self._found[key]
 
     def ops(self, branch: Branch) -> set[int]:
         return self._reached(branch)[0]
 
-    def poles(self, branch: Branch) -> set:
-        return self._reached(branch)[1]
+    def meets(self, branch: Branch, pole: tuple) -> bool:
+        """Whether the branch is singular wherever an op of `pole` is: an op of the same argument
+        (with the same bindings) with the same leaking values, or, surely singular there, with
+        leaking values that hold all of `pole`'s."""
+        _, poles, sure = self._reached(branch)
+        key, domain = pole
+        return pole in poles or any(k == key and domain.intersect(other.complement()).is_empty() for k, other in sure)
 
 
 class _Holder(NamedTuple):
