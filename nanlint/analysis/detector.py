@@ -99,7 +99,7 @@ from nanlint.catalog.tables import (
 )
 from nanlint.confidence import Confidence
 from nanlint.fix.model import Location
-from nanlint.limits import BINDING_COST, MAX_INDIRECTION, MAX_WAY
+from nanlint.limits import BINDING_COST, MAX_DEPTH, MAX_INDIRECTION, MAX_WAY
 from nanlint.source_lines import LineIndex
 
 # Receivers that every attribute in a method shares: they relate nothing.
@@ -452,7 +452,9 @@ class Detector:
         """The parameter a helper (less its entry checks) returns unchanged for this call, through
         casts and copies (`return jnp.asarray(b, dtype=float)`), if one."""
         value = inlined(rest, call)
-        while isinstance(value, cst.Call):
+        for _ in range(MAX_DEPTH):  # a helper that returns a call of itself carries nothing
+            if not isinstance(value, cst.Call):
+                break
             value = carried_value(value, env)
         return next((name for name, arg in bound.items() if value is not None and arg is value), None)
 

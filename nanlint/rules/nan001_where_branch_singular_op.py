@@ -471,6 +471,12 @@ class WhereBranchSingularOp(Rule):
             "def ramp(t, c, strict):\n    if strict:\n        _check_scale(c)\n    return jnp.where(t < c, t / c, 1.0)\n",
             line=8,
         ),
+        # A helper returning a call of itself carries no value (and its reading ends).
+        Invalid(
+            "import jax.numpy as jnp\ndef _loop(c):\n    return _loop(c)\ndef _check(c):\n    if c <= 0:\n        raise ValueError(c)\n"
+            "    return _loop(c)\ndef ramp(t, c):\n    c = _check(c)\n    return jnp.where(t < c, t / c, 1.0)\n",
+            line=10,
+        ),
         # ... but one made to receive a gradient (`requires_grad_()`, `requires_grad=True`) can.
         Invalid("import torch\ndef f():\n    q = torch.zeros(4).requires_grad_()\n    return torch.where(q > 0, q.log(), 0.0)\n", line=4),
         # A sine reaches 0 at pi (written `jnp.pi`, a float a hair below it), and a cosine at pi/2,
