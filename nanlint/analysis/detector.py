@@ -391,9 +391,10 @@ class Detector:
             at = self.place(check.statement)
             names = {n.value for n in walk(check.condition) if isinstance(n, cst.Name)}
             held = check.returned_by
+            bound_by_call = helper_call(check.statement)[1].value if held is not None else None
             if all(
                 all(b.value is held for b in bindings_reaching(scope, name, place))
-                if held is not None and name == helper_call(check.statement)[1].value
+                if name == bound_by_call
                 else bindings_reaching(scope, name, at) == bindings_reaching(scope, name, place)
                 for name in names
             ):

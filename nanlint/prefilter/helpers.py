@@ -58,9 +58,7 @@ def straight_line_def(function: ast.AST) -> Optional[ast.FunctionDef]:
     """`function`, when it is a `def` whose body is assignments to names then one `return`."""
     if not isinstance(function, ast.FunctionDef):
         return None
-    body = function.body
-    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-        body = body[1:]
+    body = _after_docstring(function)
     steps = body[:-1]
     if len(steps) > MAX_HELPER_STEPS or not all(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) for s in steps):
         return None
@@ -72,11 +70,16 @@ def checking_def(function: ast.AST) -> bool:
     0: raise ...`): what its calls make sure of is read (`analysis.checks.entry_checks`)."""
     if not isinstance(function, ast.FunctionDef):
         return False
-    body = function.body
-    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-        body = body[1:]
+    body = _after_docstring(function)
     first = body[0] if body else None
     return isinstance(first, ast.Assert) or (isinstance(first, ast.If) and not first.orelse and isinstance(first.body[-1], ast.Raise))
+
+
+def _after_docstring(function: ast.FunctionDef) -> list[ast.stmt]:
+    body = function.body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        return body[1:]
+    return body
 
 
 class FileHelpers:
