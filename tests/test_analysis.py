@@ -829,6 +829,20 @@ def test_interval_set_algebra() -> None:
     assert IntervalSet.below(0.0, closed=True).describe("x") == "x <= 0"
 
 
+def test_the_values_at_which_a_power_takes_a_set_of_values() -> None:
+    # v**p = 0 only at v = 0; an even power is never negative, and takes a value at two roots.
+    zero, nonpositive = IntervalSet.point(0.0), IntervalSet.below(0.0, closed=True)
+    assert zero.power_preimage(2) == zero and zero.power_preimage(3) == zero
+    assert nonpositive.power_preimage(2) == zero
+    assert nonpositive.power_preimage(3) == nonpositive
+    assert IntervalSet.below(0.0, closed=False).power_preimage(2).is_empty()
+    assert IntervalSet.of(Interval(4.0, 9.0)).power_preimage(2) == IntervalSet.of(Interval(-3.0, -2.0), Interval(2.0, 3.0))
+    assert IntervalSet.of(Interval(-8.0, 1.0, False, True)).power_preimage(3) == IntervalSet.of(Interval(-2.0, 1.0, False, True))
+    assert IntervalSet.above(1.0, closed=False).power_preimage(2) == IntervalSet.of(
+        Interval(-INF, -1.0, False, False), Interval(1.0, INF, False, False)
+    )
+
+
 # --- helpers of the file ------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("helper", "call", "expected"),

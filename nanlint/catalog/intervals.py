@@ -119,6 +119,19 @@ class IntervalSet:
         """{-v : v in self}"""
         return IntervalSet.of(*(Interval(-p.hi, -p.lo, p.hi_closed, p.lo_closed) for p in self.parts))
 
+    def power_preimage(self, p: int) -> "IntervalSet":
+        """{v : v**p in self} for an integer p >= 1: the signed roots of each part, and for an even
+        p (where v**p = |v|**p is never negative) their mirror images too."""
+        out = []
+        for part in self.parts:
+            if p % 2:
+                out.append(Interval(_root(part.lo, p), _root(part.hi, p), part.lo_closed, part.hi_closed))
+                continue
+            lo, lo_closed = (part.lo, part.lo_closed) if part.lo >= 0 else (0.0, True)
+            root = Interval(_root(lo, p), _root(part.hi, p), lo_closed, part.hi_closed)
+            out += [root, Interval(-root.hi, -root.lo, root.hi_closed, root.lo_closed)]
+        return IntervalSet.of(*out)
+
     # --- queries ------------------------------------------------------------------------
     def is_empty(self) -> bool:
         return not self.parts
@@ -130,6 +143,11 @@ class IntervalSet:
         if not self.parts:
             return "nowhere"
         return " or ".join(p.describe(var) for p in self.parts)
+
+
+def _root(value: float, p: int) -> float:
+    """The real p-th root, with its sign (an odd p), of an end (infinite ones stay so)."""
+    return math.copysign(abs(value) ** (1.0 / p), value) if math.isfinite(value) else value
 
 
 def _touches(a: Interval, b: Interval) -> bool:
