@@ -14,3 +14,5 @@ MAX_INLINED_NODES = 2000
 # Locals followed back to the computation that makes a value (NAN201, the verification harness),
 # and to see that every branch of a select evaluates an op (detector's `_Evaluated`).
 MAX_WAY = 8
+# Locals a condition is followed through (`ok = small & finite`, `small = x < eps`).
+CONDITION_HOPS = 2

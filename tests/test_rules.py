@@ -145,10 +145,24 @@ def test_the_same_pole_is_the_same_argument_as_bound_not_as_written() -> None:
     # `2.0 / x` divides by the `x` rebound after `a`: at the new `x == 0` the old one is 3, and
     # `a`'s `1.0 / x` leaks alone where the select takes `2.0 / x` (finite value, NaN gradient).
     source = (
-        "import jax.numpy as jnp\ndef g(x):\n    a = jnp.where(x < 1.0, 1.0 / x, 1.0)\n    x = x - 3.0\n"
-        "    return jnp.where((x > -3.5) & (x < 0.5), 2.0 / x, a)\n"
+        "import jax.numpy as jnp\ndef g(x):\n    a = 1.0 / x\n    near = jnp.abs(x) < 0.5\n    x = x - 3.0\n"
+        "    return jnp.where(near, 2.0 / x, a)\n"
     )
-    assert (5, "NAN002") in codes_by_line(source)
+    assert (6, "NAN002") in codes_by_line(source)
+    # Without the rebinding both branches divide by the same `x`: no select hides the pole.
+    assert codes_by_line(source.replace("    x = x - 3.0\n", "")) == []
+
+
+def test_a_condition_on_a_name_bound_again_says_nothing_of_the_old_binding() -> None:
+    # Point 168: `c` tests the `r` the function was given; the divisor reads the `r` masked after
+    # it, 0 wherever `c` is false, so `r - cutoff` is `-cutoff` there, not 0. Read as the same `r`,
+    # the condition "proved" the pole reached (high); it proves nothing.
+    source = (
+        "import jax.numpy as jnp\ndef f(r, cutoff, sigma):\n    c = r < cutoff\n    r = jnp.where(c, r, 0.0)\n"
+        "    return jnp.where(c, sigma / (r - cutoff), 0.0)\n"
+    )
+    (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
+    assert finding.confidence.value == "medium"
 
 
 def test_the_same_pole_of_a_nested_select_reads_names_only() -> None:
@@ -419,6 +433,17 @@ EVIDENCE_NOTES = [
     ("jnp.where(jnp.all(k == 0), 0.0, 1.0 / jnp.sum(k * k))", "high", "where `jnp.all(k == 0)` leaves the false branch unselected, jnp.sum(k * k) = 0 holds: the op's pole"),
     # A comparison of two values is one of their difference, parenthesized or not.
     ("jnp.where(k != n, t / (k - n), 0.0)", "high", "`k != n` leaves the true branch unselected at k - n = 0, where the derivative of `/` is not finite"),
+    # An integer power of the compared value is 0 only where the value is (point 166).
+    ("jnp.where(x > 1e-6, (1.0 - jnp.cos(x)) / x**2, 0.5)", "high", "`x > 1e-6` leaves the true branch unselected at x = 0, where the derivative of `/` is not finite"),
+    ("jnp.where(jnp.abs(x) > 1e-6, 1.0 / jnp.square(x), 0.0)", "high", "`jnp.abs(x) > 1e-6` leaves the true branch unselected at x = 0, where the derivative of `/` is not finite"),
+    # A chained comparison is an `and` of its links.
+    ("jnp.where(0 < x < 1, jnp.log(x), 0.0)", "high", "`0 < x < 1` leaves the true branch unselected at x = 0, where the derivative of `jnp.log` is not finite"),
+    # Where an `and` holds, each side holds, whatever the other is about (point 167).
+    ("jnp.where((n == 0) & (x == 0), 0.0, n / x)", "high", "`(n == 0) & (x == 0)` leaves the false branch unselected at x = 0, where the derivative of `/` is not finite"),
+    ("jnp.where(jnp.logical_and(t > 0, x == 0), 0.0, n / x)", "high", "`jnp.logical_and(t > 0, x == 0)` leaves the false branch unselected at x = 0, where the derivative of `/` is not finite"),
+    # ... but an `and` that may also leave it unselected off the pole, with the pole only where the
+    # other side holds too, proves nothing.
+    ("jnp.where(jnp.logical_and(t > 0, x < 1e-6), 0.0, n / x)", "medium", "nanlint cannot tell whether x = 0 can hold where `jnp.logical_and(t > 0, x < 1e-6)` leaves the false branch unselected (medium confidence)"),
     # A power by an exponent not read: the condition leaves 0 unselected, the exponent decides the pole.
     ("jnp.where(x > 1, x ** p, 0.0)", "medium", "where `x > 1` leaves the true branch unselected, `**` would be at its pole, but whether it has one depends on an exponent nanlint cannot read (medium confidence)"),
     # The condition is about something the argument is computed from, not the argument's values.
@@ -459,6 +484,20 @@ def test_a_where_finding_says_why_its_condition_leaves_the_pole_unselected(selec
     (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
     assert finding.confidence.value == confidence
     assert [(r.location.row, r.location.column, r.message) for r in finding.related] == [(3, 22, note)]
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        # Where `x > 1` leaves the branch unselected, x**3 > 1: no pole.
+        "jnp.where(x > 1, 0.0, 1.0 / x**3)",
+        # The `and` holds only where x > 1, whatever `t` is: the division is selected at x = 0.
+        "jnp.where((t > 0) & (x > 1), 0.0, n / x)",
+    ],
+)
+def test_a_condition_that_leaves_the_branch_unselected_only_away_from_the_pole_is_a_guard(select) -> None:
+    source = f"import jax.numpy as jnp\ndef f(x, n, t):\n    return {select}\n"
+    assert Checker(Settings()).check_source(source, "m.py").diagnostics == []
 
 
 def test_an_op_no_gradient_reaches_says_its_value_is_the_derivative_of_its_factor() -> None:

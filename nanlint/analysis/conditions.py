@@ -18,10 +18,9 @@ from nanlint.analysis.tree import bare_code, walk
 from nanlint.analysis.values import Env, assigned, constant_value, is_builtin, pinned_values, quotient_key, value_range
 from nanlint.catalog.intervals import INF, Interval, IntervalSet
 from nanlint.catalog.tables import ABSOLUTE_VALUES, COMPARISON_FUNCTIONS, NAN_TEST_LEAVES, TRUTH_REDUCTIONS
+from nanlint.limits import CONDITION_HOPS
 
 Selector = Callable[[float], IntervalSet]
-# How many locals a condition is followed through (`ok = small & finite`, `small = x < eps`).
-_LOCAL_HOPS = 2
 
 _COMPARE: dict[type, Selector] = {
     cst.GreaterThan: lambda c: IntervalSet.above(c, closed=False),
@@ -86,31 +85,36 @@ def values_where(cond: cst.BaseExpression, var: str, env: Env, holds: bool) -> O
     return found.at_most(holds) if found is not None else None
 
 
-def region_of(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0) -> Optional[Region]:
-    """What `cond` says of the values of the expression whose source is `var`."""
+def region_of(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0, partial: bool = False) -> Optional[Region]:
+    """What `cond` says of the values of the expression whose source is `var`. With `partial`, also
+    what an `and` with a side about something else says (`(n == 0) & (d == 0)` holds only at
+    d = 0); without it, such an `and` says nothing: it is no bound on `var` alone (a regime)."""
     if isinstance(cond, cst.Name):
-        value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
-        return region_of(value, var, env, hops + 1) if value is not None else None
+        value = _condition_local(cond, env) if hops < CONDITION_HOPS else None
+        return region_of(value, var, env, hops + 1, partial) if value is not None else None
     if isinstance(cond, cst.Comparison):
         return _comparison(cond, var, env)
     combined = and_or(cond, env)
     if combined is not None:
         # `&`, `|`, `logical_and` of truth arrays; `and`, `or` of Python truths (`assert p == 1 or p == 2`).
         conjunction, sides = combined
-        left, right = (region_of(side, var, env, hops) for side in sides)
-        return _both(left, right) if conjunction else _either(left, right)
+        left, right = (region_of(side, var, env, hops, partial) for side in sides)
+        return _both(left, right, partial) if conjunction else _either(left, right)
     if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
-        inner = region_of(cond.expression, var, env, hops)
+        inner = region_of(cond.expression, var, env, hops, partial)
         return inner.negated() if inner is not None else None
     if isinstance(cond, cst.Call):
-        return _call(cond, var, env, hops)
+        return _call(cond, var, env, hops, partial)
     return None
 
 
-def _both(left: Optional[Region], right: Optional[Region]) -> Optional[Region]:
-    """`a & b`: known only when both sides are (where it is false, either may be)."""
+def _both(left: Optional[Region], right: Optional[Region], partial: bool) -> Optional[Region]:
+    """`a & b`: known when both sides are; with `partial`, where it holds, a known side holds
+    whatever the other says, but where it does not, the unknown side may be what fails (as
+    `_either`, the other way round)."""
     if left is None or right is None:
-        return None
+        known = left or right
+        return Region(known.values, known.if_true, False) if known is not None and partial else None
     return Region(left.values.intersect(right.values), left.if_true and right.if_true, left.if_false and right.if_false)
 
 
@@ -141,7 +145,7 @@ def _truth(cond: cst.BaseExpression, env: Env, compared: Callable, hops: int = 0
     comparison in it: through locals, `&`, `|`, `and`, `or`, negations, and their functions
     (`jnp.greater(x, 0)`, `logical_and(a, b)`)."""
     if isinstance(cond, cst.Name):
-        value = _condition_local(cond, env) if hops < _LOCAL_HOPS else None
+        value = _condition_local(cond, env) if hops < CONDITION_HOPS else None
         return _truth(value, env, compared, hops + 1) if value is not None else None
     if isinstance(cond, cst.Comparison):
         links = zip((cond.left, *(t.comparator for t in cond.comparisons)), cond.comparisons)
@@ -212,7 +216,7 @@ def _arithmetic(node: cst.BaseExpression, env: Env, hops: int = 0) -> bool:
         bindings = env.bindings(node)
         if all(b.parameter or b.imported is not None for b in bindings):
             return True  # an input (or a global): data, which ranges take as finite
-        value = assigned(node, env) if hops < _LOCAL_HOPS else None
+        value = assigned(node, env) if hops < CONDITION_HOPS else None
         return value is not None and _arithmetic(value[0], value[1], hops + 1)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
         return _arithmetic(node.expression, env, hops)
@@ -293,7 +297,7 @@ def _comparison(node: cst.Comparison, var: str, env: Env) -> Optional[Region]:
         part = _compare(left, type(target.operator), comparator, var, env)
         if part is None:
             return None  # a chain is an `and`: an unknown link makes it unknown
-        result = part if result is None else _both(result, part)
+        result = part if result is None else _both(result, part, False)
         left = comparator
     return result
 
@@ -476,7 +480,7 @@ def _operator_call(node: cst.Call, env: Env) -> Optional[tuple[str, list[cst.Bas
     return None
 
 
-def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[Region]:
+def _call(node: cst.Call, var: str, env: Env, hops: int, partial: bool) -> Optional[Region]:
     call = _operator_call(node, env)
     if call is None:
         return None
@@ -486,9 +490,9 @@ def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[Region]:
     if leaf in NAN_TEST_LEAVES and len(args) == 1 and env.code(args[0]) == var:
         # `isnan(v)` holds at no finite value of `v`, `isfinite(v)` at every one.
         return Region(IntervalSet.everything() if NAN_TEST_LEAVES[leaf] else IntervalSet(), True, True)
-    if leaf == "logical_not" and len(args) == 1 and (inner := region_of(args[0], var, env, hops)) is not None:
+    if leaf == "logical_not" and len(args) == 1 and (inner := region_of(args[0], var, env, hops, partial)) is not None:
         return inner.negated()
-    if leaf in TRUTH_REDUCTIONS and len(args) == 1 and (inner := region_of(args[0], var, env, hops)) is not None:
+    if leaf in TRUTH_REDUCTIONS and len(args) == 1 and (inner := region_of(args[0], var, env, hops, partial)) is not None:
         # `all(k == 0)`: where it holds, every element of `k` is 0; where it fails, one is not.
         if TRUTH_REDUCTIONS[leaf]:
             return Region(inner.values, inner.if_true, False)
@@ -499,14 +503,16 @@ def _call(node: cst.Call, var: str, env: Env, hops: int) -> Optional[Region]:
 def affine_base(
     arg: cst.BaseExpression, env: Env, hops: int = 0
 ) -> list[tuple[cst.BaseExpression, Callable[[IntervalSet], IntervalSet]]]:
-    """Ways to read `arg` as a shifted variable: each (variable, map from arg-space to variable-space).
+    """Ways to read `arg` as a shifted variable, or an integer power of one: each (variable, map from
+    arg-space to variable-space, the values of the variable at which `arg` takes those values).
 
     For `log(x - 1)` the leak domain {0} of the argument is {1} for x; `-x - 1` reads through both steps,
-    and a local through what it was assigned (`d = hi - lo`, then `x / d`).
+    and a local through what it was assigned (`d = hi - lo`, then `x / d`). The divisor `theta**2` is 0
+    only at theta = 0, and `x**3 <= 0` wherever x is.
     """
     out = [(arg, lambda d: d)]
     if isinstance(arg, cst.Name):
-        value = _condition_local(arg, env) if hops < _LOCAL_HOPS else None
+        value = _condition_local(arg, env) if hops < CONDITION_HOPS else None
         return out + (affine_base(value, env, hops + 1) if value is not None else [])
     for var, to_var in _one_step(arg, env):
         out += [(inner, lambda d, f=to_var, g=to_inner: g(f(d))) for inner, to_inner in affine_base(var, env, hops)]
@@ -527,4 +533,10 @@ def _one_step(arg: cst.BaseExpression, env: Env) -> list[tuple[cst.BaseExpressio
             out.append((arg.right, lambda d, s=left: d.shifted(-s)))
         elif left is not None:
             out.append((arg.right, lambda d, c=left: d.negated().shifted(c)))  # c - v
+    if isinstance(arg, cst.BinaryOperation) and isinstance(arg.operator, cst.Power):
+        p = constant_value(arg.right, env)
+        if p is not None and float(p).is_integer() and p >= 1:
+            out.append((arg.left, lambda d, n=int(p): d.power_preimage(n)))
+    if isinstance(arg, cst.Call) and (call := _operator_call(arg, env)) is not None and call[0] in _SQUARES and len(call[1]) == 1:
+        out.append((call[1][0], lambda d: d.power_preimage(2)))  # `jnp.square(v)`, `v.square()`
     return out

@@ -99,7 +99,7 @@ from nanlint.catalog.tables import (
 )
 from nanlint.confidence import Confidence
 from nanlint.fix.model import Location
-from nanlint.limits import BINDING_COST, MAX_DEPTH, MAX_INDIRECTION, MAX_WAY
+from nanlint.limits import BINDING_COST, CONDITION_HOPS, MAX_DEPTH, MAX_INDIRECTION, MAX_WAY
 from nanlint.source_lines import LineIndex
 
 # Receivers that every attribute in a method shares: they relate nothing.
@@ -1554,8 +1554,8 @@ class Detector:
         if branch.cond is None or branch.polarity is None:
             return GuardVerdict.UNKNOWN, None
         for var, to_var in affine_base(use.arg, env) if use.op.elementwise else ():
-            said = region_of(branch.cond, self.code(var), env)
-            if said is None:
+            said = region_of(branch.cond, self.code(var), env, partial=True)
+            if said is None or not _reads_alike(branch.cond, var, env):
                 continue
             # Of the pole, only what the variable can take: `zq < 0` admits none of `log`'s pole
             # when `zq = self.z` and the class stores `exp(...)` into `z`.
@@ -1572,6 +1572,10 @@ class Detector:
                 return GuardVerdict.NO_LEAK, None
             if surely is not None and not (reached := surely.intersect(domain)).is_empty():
                 return GuardVerdict.LEAK, (reached, bare_code(var, self.code))
+            if within is not None and not within.is_empty() and within.intersect(domain.complement()).is_empty():
+                # `(n == 0) & (d == 0)` leaves the branch unselected only at d = 0, whatever `n` is:
+                # wherever the select does take the other branch, the op is at its pole.
+                return GuardVerdict.LEAK, (within, bare_code(var, self.code))
             return GuardVerdict.UNKNOWN, None
         return self._value_tested_at_pole(branch, use, env)
 
@@ -1590,7 +1594,7 @@ class Detector:
             return GuardVerdict.UNKNOWN, None  # the helper returns more than the op (`log(x) + 1`)
         if env.binding(local) is not use.definition:
             return GuardVerdict.UNKNOWN, None
-        said = region_of(branch.cond, local.value, env)
+        said = region_of(branch.cond, local.value, env, partial=True)
         if said is None:
             return GuardVerdict.UNKNOWN, None
         pole = IntervalSet.point(value)
@@ -1944,6 +1948,26 @@ def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[tuple, bool]
     for inner, here, negated in _condition_chain(node, env):
         keys.setdefault(value_key(inner, here), negated)
     return keys
+
+
+def _reads_alike(cond: cst.BaseExpression, var: cst.BaseExpression, env: "_Env") -> bool:
+    """Whether the condition, wherever it is written (the select, and the locals it is followed
+    through), reads the names of `var` with the bindings `var` reads them with: a test of `r` says
+    nothing of an `r` bound again after it (`c = r < cut`, `r = where(c, r, 0)`, `1 / (r - cut)`)."""
+    wanted = {name.value: {id(b) for b in _written(name, env).bindings(name)} for name in loads(var)}
+    pending: list[cst.BaseExpression] = [cond]
+    for _ in range(CONDITION_HOPS + 1):
+        followed = []
+        for part in pending:
+            for name in loads(part):
+                here = _written(name, env)
+                if name.value in wanted:
+                    if {id(b) for b in here.bindings(name)} != wanted[name.value]:
+                        return False
+                elif (value := assigned(name, here)) is not None:
+                    followed.append(value[0])  # a local the condition is followed through
+        pending = followed
+    return True
 
 
 def _written(node: cst.BaseExpression, env: "_Env") -> "_Env":
