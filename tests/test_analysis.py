@@ -813,6 +813,11 @@ def test_a_local_is_read_through_what_it_was_assigned_and_compared_as_a_differen
     cond, env = returned("def f(hi, lo):\n    return lo < hi\n")
     assert selected_values(cond, "hi - lo", env) == IntervalSet.above(0.0, closed=False)
     assert selected_values(cond, "lo - hi", env) == IntervalSet.below(0.0, closed=False)
+    # A compared sum is the divisor `(a + b)`, parenthesized or not (point 169).
+    cond, env = returned("def f(a, b):\n    return a + b > 0\n")
+    assert selected_values(cond, "(a + b)", env) == IntervalSet.above(0.0, closed=False)
+    cond, env = returned("def f(a, b):\n    return (a + b) > 0\n")
+    assert selected_values(cond, "a + b", env) == IntervalSet.above(0.0, closed=False)
 
 
 # --- intervals --------------------------------------------------------------------------------------

@@ -405,8 +405,8 @@ def _either_sign(values: IntervalSet) -> IntervalSet:
 def _compared_values(subject, operator: type, constant: float, var: str, env: Env) -> Optional[IntervalSet]:
     """The values of `var` for which `subject <operator> constant`."""
     selected = _COMPARE[operator](constant)
-    if env.code(subject) == var:
-        return selected
+    if bare_code(subject, env.code) == _unwrapped(var):
+        return selected  # `a + b > 0` is about `(a + b)`, parenthesized or not
     if _is_abs_of(subject, var, env):
         return _either_sign(selected)  # |v| in S  <=>  v in S or -v in S
     if _is_square_of(subject, var, env):
