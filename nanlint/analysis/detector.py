@@ -1555,7 +1555,7 @@ class Detector:
             return GuardVerdict.UNKNOWN, None
         for var, to_var in affine_base(use.arg, env) if use.op.elementwise else ():
             said = region_of(branch.cond, self.code(var), env, partial=True)
-            if said is None or not _reads_alike(branch.cond, var, env):
+            if said is None or not _tests_as_bound(branch.cond, var, env):
                 continue
             # Of the pole, only what the variable can take: `zq < 0` admits none of `log`'s pole
             # when `zq = self.z` and the class stores `exp(...)` into `z`.
@@ -1572,7 +1572,7 @@ class Detector:
                 return GuardVerdict.NO_LEAK, None
             if surely is not None and not (reached := surely.intersect(domain)).is_empty():
                 return GuardVerdict.LEAK, (reached, bare_code(var, self.code))
-            if within is not None and not within.is_empty() and within.intersect(domain.complement()).is_empty():
+            if within is not None and _within(within, domain):
                 # `(n == 0) & (d == 0)` leaves the branch unselected only at d = 0, whatever `n` is:
                 # wherever the select does take the other branch, the op is at its pole.
                 return GuardVerdict.LEAK, (within, bare_code(var, self.code))
@@ -1950,7 +1950,7 @@ def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[tuple, bool]
     return keys
 
 
-def _reads_alike(cond: cst.BaseExpression, var: cst.BaseExpression, env: "_Env") -> bool:
+def _tests_as_bound(cond: cst.BaseExpression, var: cst.BaseExpression, env: "_Env") -> bool:
     """Whether the condition, wherever it is written (the select, and the locals it is followed
     through), reads the names of `var` with the bindings `var` reads them with: a test of `r` says
     nothing of an `r` bound again after it (`c = r < cut`, `r = where(c, r, 0)`, `1 / (r - cut)`)."""
