@@ -820,6 +820,26 @@ def test_a_local_is_read_through_what_it_was_assigned_and_compared_as_a_differen
     assert selected_values(cond, "a + b", env) == IntervalSet.above(0.0, closed=False)
 
 
+@pytest.mark.parametrize(
+    "condition, var, values",
+    [
+        # Every reading of "this node is the variable" ignores parentheses alike (point 170): the
+        # absolute value, the square, the root, a NaN test and a range as a compared sum is.
+        ("jnp.abs(a - b) < 1.0", "(a - b)", IntervalSet.of(Interval(-1.0, 1.0, False, False))),
+        ("jnp.abs((a - b)) < 1.0", "a - b", IntervalSet.of(Interval(-1.0, 1.0, False, False))),
+        ("(a - b).abs() < 1.0", "(a - b)", IntervalSet.of(Interval(-1.0, 1.0, False, False))),
+        ("(a - b) * (a - b) > 4.0", "(a - b)", IntervalSet.below(-2.0, closed=False).union(IntervalSet.above(2.0, closed=False))),
+        ("(a - b) ** 2 > 4.0", "a - b", IntervalSet.below(-2.0, closed=False).union(IntervalSet.above(2.0, closed=False))),
+        ("jnp.sqrt(a - b) > 2.0", "(a - b)", IntervalSet.above(4.0, closed=False)),
+        ("jnp.isfinite((a - b))", "a - b", IntervalSet.everything()),
+        ("(a - b) > jnp.finfo(a.dtype).eps", "a - b", IntervalSet.above(0.0, closed=False)),
+    ],
+)
+def test_the_variable_is_matched_without_parentheses_wherever_a_condition_names_it(condition: str, var: str, values: IntervalSet) -> None:
+    cond, env = returned(f"import jax.numpy as jnp\ndef f(a, b):\n    return {condition}\n")
+    assert selected_values(cond, var, env) == values
+
+
 # --- intervals --------------------------------------------------------------------------------------
 def test_interval_set_algebra() -> None:
     nonpositive = IntervalSet.below(0.0, closed=True)

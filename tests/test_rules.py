@@ -436,6 +436,8 @@ EVIDENCE_NOTES = [
     # An integer power of the compared value is 0 only where the value is (point 166).
     ("jnp.where(x > 1e-6, (1.0 - jnp.cos(x)) / x**2, 0.5)", "high", "`x > 1e-6` leaves the true branch unselected at x = 0, where the derivative of `/` is not finite"),
     ("jnp.where(jnp.abs(x) > 1e-6, 1.0 / jnp.square(x), 0.0)", "high", "`jnp.abs(x) > 1e-6` leaves the true branch unselected at x = 0, where the derivative of `/` is not finite"),
+    # The absolute value of a difference is compared with the divisor's parentheses aside (point 170).
+    ("jnp.where(jnp.abs(x - n) < 1e-6, 0.0, 1.0 / (x - n))", "high", "`jnp.abs(x - n) < 1e-6` leaves the false branch unselected at x - n = 0, where the derivative of `/` is not finite"),
     # A chained comparison is an `and` of its links.
     ("jnp.where(0 < x < 1, jnp.log(x), 0.0)", "high", "`0 < x < 1` leaves the true branch unselected at x = 0, where the derivative of `jnp.log` is not finite"),
     # Where an `and` holds, each side holds, whatever the other is about (point 167).

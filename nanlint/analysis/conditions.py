@@ -251,7 +251,7 @@ def _always(a: Interval, operator: type, b: Interval) -> bool:
 def _compared_at_nan(left, operator: type, right, var: str, env: Env) -> Optional[bool]:
     """`var` (or `|var|`, or its square) against a constant, where `var` is NaN."""
     for subject, other in ((left, right), (right, left)):
-        about = env.code(subject) == var or _is_abs_of(subject, var, env) or _is_square_of(subject, var, env)
+        about = _is_variable(subject, var, env) or _is_abs_of(subject, var, env) or _is_square_of(subject, var, env)
         if about and operator in _COMPARE and constant_value(other, env) is not None:
             return operator is cst.NotEqual
     return None
@@ -259,7 +259,7 @@ def _compared_at_nan(left, operator: type, right, var: str, env: Env) -> Optiona
 
 def _membership(left, inside: bool, right, var: str, env: Env) -> Optional[IntervalSet]:
     """`p in (1, 2)`: a Python value among listed constants (a check's `assert p in (1, 2)`)."""
-    if env.code(left) != var or not isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+    if not _is_variable(left, var, env) or not isinstance(right, (cst.Tuple, cst.List, cst.Set)):
         return None
     values = [constant_value(element.value, env) for element in right.elements]
     if not values or None in values or any(isinstance(element, cst.StarredElement) for element in right.elements):
@@ -329,6 +329,12 @@ def _compare(left, operator: type, right, var: str, env: Env) -> Optional[Region
     return _certain(_compared_values(subject, mirrored, constant, var, env))
 
 
+def _is_variable(node: cst.BaseExpression, var: str, env: Env) -> bool:
+    """Whether `node` is the variable a condition is asked about, parentheses aside on both: `a + b
+    > 0` is about `(a + b)`, and `isnan((x))` about `x`."""
+    return bare_code(node, env.code) == _unwrapped(var)
+
+
 @functools.lru_cache(maxsize=4096)
 def _unwrapped(text: str) -> str:
     """An expression's source without the parentheses around all of it: `(a - b)` is `a - b`, `(a) -
@@ -365,7 +371,7 @@ def _against_range(left, operator: type, right, var: str, env: Env) -> Optional[
     number but lies in a range (an epsilon is above 0). Where `v < e` fails, `v` is at least the
     range's low end; where it holds, below its high end."""
     for subject, other, op in ((left, right, operator), (right, left, _MIRROR[operator])):
-        about = env.code(subject) == var
+        about = _is_variable(subject, var, env)
         if not (about or _is_abs_of(subject, var, env)):
             continue
         # Its range anywhere: under the conditions assumed here it would be read through this one again.
@@ -405,8 +411,8 @@ def _either_sign(values: IntervalSet) -> IntervalSet:
 def _compared_values(subject, operator: type, constant: float, var: str, env: Env) -> Optional[IntervalSet]:
     """The values of `var` for which `subject <operator> constant`."""
     selected = _COMPARE[operator](constant)
-    if bare_code(subject, env.code) == _unwrapped(var):
-        return selected  # `a + b > 0` is about `(a + b)`, parenthesized or not
+    if _is_variable(subject, var, env):
+        return selected
     if _is_abs_of(subject, var, env):
         return _either_sign(selected)  # |v| in S  <=>  v in S or -v in S
     if _is_square_of(subject, var, env):
@@ -436,8 +442,8 @@ def _is_square_of(node, var: str, env: Env) -> bool:
         return value is not None and not isinstance(value, cst.Name) and _is_square_of(value, var, env)
     if isinstance(node, cst.BinaryOperation):
         if isinstance(node.operator, cst.Multiply):
-            return env.code(node.left) == var and env.code(node.right) == var
-        return isinstance(node.operator, cst.Power) and constant_value(node.right, env) == 2 and env.code(node.left) == var
+            return _is_variable(node.left, var, env) and _is_variable(node.right, var, env)
+        return isinstance(node.operator, cst.Power) and constant_value(node.right, env) == 2 and _is_variable(node.left, var, env)
     return _is_unary_of(node, _SQUARES, var, env)
 
 
@@ -463,9 +469,9 @@ def _is_unary_of(node, leaves: frozenset[str], var: str, env: Env) -> bool:
     func = node.func
     values = arguments(node)
     if isinstance(func, cst.Attribute) and func.attr.value in leaves and not values:
-        return env.code(func.value) == var  # x.sqrt(), x.abs()
+        return _is_variable(func.value, var, env)  # x.sqrt(), x.abs()
     name = env.qualified(func) or ("abs" if is_builtin(func, _PYTHON_ABS, env) else None)
-    return name is not None and name.rsplit(".", 1)[-1] in leaves and len(values) == 1 and env.code(values[0]) == var
+    return name is not None and name.rsplit(".", 1)[-1] in leaves and len(values) == 1 and _is_variable(values[0], var, env)
 
 
 def _operator_call(node: cst.Call, env: Env) -> Optional[tuple[str, list[cst.BaseExpression]]]:
@@ -487,7 +493,7 @@ def _call(node: cst.Call, var: str, env: Env, hops: int, partial: bool) -> Optio
     leaf, args = call
     if leaf in _COMPARE_FUNCTIONS and len(args) == 2:
         return _compare(args[0], _COMPARE_FUNCTIONS[leaf], args[1], var, env)
-    if leaf in NAN_TEST_LEAVES and len(args) == 1 and env.code(args[0]) == var:
+    if leaf in NAN_TEST_LEAVES and len(args) == 1 and _is_variable(args[0], var, env):
         # `isnan(v)` holds at no finite value of `v`, `isfinite(v)` at every one.
         return Region(IntervalSet.everything() if NAN_TEST_LEAVES[leaf] else IntervalSet(), True, True)
     if leaf == "logical_not" and len(args) == 1 and (inner := region_of(args[0], var, env, hops, partial)) is not None:
