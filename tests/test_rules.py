@@ -165,6 +165,18 @@ def test_a_condition_on_a_name_bound_again_says_nothing_of_the_old_binding() -> 
     assert finding.confidence.value == "medium"
 
 
+def test_a_condition_is_checked_for_rebindings_only_where_it_is_read() -> None:
+    # Point 171: `m = m & (t > 0)` names itself, so the guard is not read through it (its earlier
+    # `m` is not the one seen here) and its test of the old `x` is no reason to doubt `x > 0`,
+    # which reads the `x` the log does. Where `x > 0` fails the `and` fails: at x = 0, proven.
+    source = (
+        "import jax.numpy as jnp\ndef f(x, t):\n    m = x > 1.0\n    x = x * t\n    m = m & (t > 0)\n"
+        "    return jnp.where((x > 0) & m, jnp.log(x), 0.0)\n"
+    )
+    (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
+    assert finding.confidence.value == "high"
+
+
 def test_the_same_pole_of_a_nested_select_reads_names_only() -> None:
     # `s.m` is stored again between the two selects: the same text, the same binding of `s`, not
     # the same value (a leak at the new `s.m == 0`, run).

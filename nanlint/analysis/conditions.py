@@ -90,7 +90,7 @@ def region_of(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0, parti
     what an `and` with a side about something else says (`(n == 0) & (d == 0)` holds only at
     d = 0); without it, such an `and` says nothing: it is no bound on `var` alone (a regime)."""
     if isinstance(cond, cst.Name):
-        value = _condition_local(cond, env) if hops < CONDITION_HOPS else None
+        value = condition_local(cond, env) if hops < CONDITION_HOPS else None
         return region_of(value, var, env, hops + 1, partial) if value is not None else None
     if isinstance(cond, cst.Comparison):
         return _comparison(cond, var, env)
@@ -145,7 +145,7 @@ def _truth(cond: cst.BaseExpression, env: Env, compared: Callable, hops: int = 0
     comparison in it: through locals, `&`, `|`, `and`, `or`, negations, and their functions
     (`jnp.greater(x, 0)`, `logical_and(a, b)`)."""
     if isinstance(cond, cst.Name):
-        value = _condition_local(cond, env) if hops < CONDITION_HOPS else None
+        value = condition_local(cond, env) if hops < CONDITION_HOPS else None
         return _truth(value, env, compared, hops + 1) if value is not None else None
     if isinstance(cond, cst.Comparison):
         links = zip((cond.left, *(t.comparator for t in cond.comparisons)), cond.comparisons)
@@ -280,7 +280,7 @@ def _any(truths: list[Optional[bool]]) -> Optional[bool]:
     return None if None in truths else False
 
 
-def _condition_local(name: cst.Name, env: Env) -> Optional[cst.BaseExpression]:
+def condition_local(name: cst.Name, env: Env) -> Optional[cst.BaseExpression]:
     """What a local (a condition, or a variable it is about) was assigned; not a rebinding of itself
     (`m = m & c`), whose earlier value is not the one seen from here."""
     value = assigned(name, env)
@@ -438,7 +438,7 @@ def _is_root_of(node, var: str, env: Env) -> bool:
 def _is_square_of(node, var: str, env: Env) -> bool:
     """`v * v`, `v ** 2`, `square(v)`, `v.square()`, or a local assigned one, where `v` is `var`."""
     if isinstance(node, cst.Name):
-        value = _condition_local(node, env)
+        value = condition_local(node, env)
         return value is not None and not isinstance(value, cst.Name) and _is_square_of(value, var, env)
     if isinstance(node, cst.BinaryOperation):
         if isinstance(node.operator, cst.Multiply):
@@ -462,7 +462,7 @@ def _is_unary_of(node, leaves: frozenset[str], var: str, env: Env) -> bool:
     bare name counts only as Python's own `abs` (a function of the user's named `sqrt` may be
     anything)."""
     if isinstance(node, cst.Name):
-        value = _condition_local(node, env)
+        value = condition_local(node, env)
         return value is not None and not isinstance(value, cst.Name) and _is_unary_of(value, leaves, var, env)
     if not isinstance(node, cst.Call):
         return False
@@ -518,7 +518,7 @@ def affine_base(
     """
     out = [(arg, lambda d: d)]
     if isinstance(arg, cst.Name):
-        value = _condition_local(arg, env) if hops < CONDITION_HOPS else None
+        value = condition_local(arg, env) if hops < CONDITION_HOPS else None
         return out + (affine_base(value, env, hops + 1) if value is not None else [])
     for var, to_var in _one_step(arg, env):
         out += [(inner, lambda d, f=to_var, g=to_inner: g(f(d))) for inner, to_inner in affine_base(var, env, hops)]

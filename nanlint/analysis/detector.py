@@ -20,6 +20,7 @@ from nanlint.analysis.conditions import (
     affine_base,
     and_or,
     combined_truth,
+    condition_local,
     decided_by_ranges,
     holds_at_nan,
     region_of,
@@ -1964,8 +1965,8 @@ def _tests_as_bound(cond: cst.BaseExpression, var: cst.BaseExpression, env: "_En
                 if name.value in wanted:
                     if {id(b) for b in here.bindings(name)} != wanted[name.value]:
                         return False
-                elif (value := assigned(name, here)) is not None:
-                    followed.append(value[0])  # a local the condition is followed through
+                elif (value := condition_local(name, here)) is not None:
+                    followed.append(value)  # a local region_of reads the condition through
         pending = followed
     return True
 
