@@ -153,28 +153,23 @@ def test_the_same_pole_is_the_same_argument_as_bound_not_as_written() -> None:
     assert codes_by_line(source.replace("    x = x - 3.0\n", "")) == []
 
 
-def test_a_condition_on_a_name_bound_again_says_nothing_of_the_old_binding() -> None:
-    # Point 168: `c` tests the `r` the function was given; the divisor reads the `r` masked after
-    # it, 0 wherever `c` is false, so `r - cutoff` is `-cutoff` there, not 0. Read as the same `r`,
-    # the condition "proved" the pole reached (high); it proves nothing.
-    source = (
-        "import jax.numpy as jnp\ndef f(r, cutoff, sigma):\n    c = r < cutoff\n    r = jnp.where(c, r, 0.0)\n"
-        "    return jnp.where(c, sigma / (r - cutoff), 0.0)\n"
-    )
+@pytest.mark.parametrize(
+    "body, confidence",
+    [
+        # Point 168: `c` tests the `r` the function was given; the divisor reads the `r` masked after
+        # it, 0 wherever `c` is false, so `r - cutoff` is `-cutoff` there, not 0. Read as the same
+        # `r`, the condition "proved" the pole reached (high); it proves nothing.
+        ("    c = r < cutoff\n    r = jnp.where(c, r, 0.0)\n    return jnp.where(c, sigma / (r - cutoff), 0.0)\n", "medium"),
+        # Point 171: `m = m & (t > 0)` names itself, so the guard is not read through it (its earlier
+        # `m` is not the one seen here), and its test of the old `r` is no reason to doubt `r > 0`,
+        # which reads the `r` the log does. Where `r > 0` fails the `and` fails: at r = 0, proven.
+        ("    m = r > 1.0\n    r = r * t\n    m = m & (t > 0)\n    return jnp.where((r > 0) & m, jnp.log(r), 0.0)\n", "high"),
+    ],
+)
+def test_a_condition_reads_a_name_as_bound_where_the_condition_is_read(body: str, confidence: str) -> None:
+    source = f"import jax.numpy as jnp\ndef f(r, t, cutoff, sigma):\n{body}"
     (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
-    assert finding.confidence.value == "medium"
-
-
-def test_a_condition_is_checked_for_rebindings_only_where_it_is_read() -> None:
-    # Point 171: `m = m & (t > 0)` names itself, so the guard is not read through it (its earlier
-    # `m` is not the one seen here) and its test of the old `x` is no reason to doubt `x > 0`,
-    # which reads the `x` the log does. Where `x > 0` fails the `and` fails: at x = 0, proven.
-    source = (
-        "import jax.numpy as jnp\ndef f(x, t):\n    m = x > 1.0\n    x = x * t\n    m = m & (t > 0)\n"
-        "    return jnp.where((x > 0) & m, jnp.log(x), 0.0)\n"
-    )
-    (finding,) = Checker(Settings()).check_source(source, "m.py").diagnostics
-    assert finding.confidence.value == "high"
+    assert finding.confidence.value == confidence
 
 
 def test_the_same_pole_of_a_nested_select_reads_names_only() -> None:
