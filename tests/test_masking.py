@@ -115,6 +115,11 @@ def test_the_producer_is_found_through_the_computation(body: str, producer: str)
         "v = jnp.log(p + 1e-8)",  # an explicit shift off the pole
         "v = jnp.cbrt(p)",  # an op whose value is always finite makes no NaN to mask
         "v = jnp.where(p > 0, jnp.log(p), 0.0)",  # the where keeps the pole out of v (NAN001's finding)
+        # A mask hides only non-finite values: sqrt is NaN below 0, finite at 0 (its infinite
+        # derivative there is NAN003's finding, or no one's).
+        "v = jnp.where(p >= 0, jnp.sqrt(p), 0.0)",
+        "v = jnp.sqrt(jnp.where(p >= 0, p, 1.0))",
+        "v = jnp.arcsin(jnp.where(jnp.abs(p) <= 1, p, 0.0))",
         "v = np.log(p)",  # plain NumPy is not differentiated
     ],
 )
@@ -173,6 +178,17 @@ def test_the_message_names_the_producer_and_its_pole() -> None:
     assert "keep it where `p > 0`" in finding.fix_title
     assert [(r.location.row, r.message) for r in finding.related] == [(3, "`loss` is made non-finite by `jnp.log(p)` here")]
     assert (finding.location.row, finding.location.column, finding.end_location.column) == (4, 22, 37)  # the NaN test
+
+
+@pytest.mark.parametrize(
+    ("op", "where"),
+    [("jnp.sqrt(p)", "p < 0"), ("jnp.arcsin(p)", "p < -1 or 1 < p"), ("jnp.log(p)", "p = 0"), ("p ** -0.5", "p <= 0")],
+)
+def test_the_pole_named_is_where_the_value_is_not_finite(op: str, where: str) -> None:
+    # What the mask hides: sqrt's derivative is infinite at 0 too, but its value is finite there.
+    source = f"import jax.numpy as jnp\ndef f(p):\n    v = {op}\n    return jnp.nan_to_num(v)\n"
+    (finding,) = masks(source)
+    assert f"where `{op}` has {where} the gradient stays NaN" in finding.message
 
 
 def test_another_rules_finding_on_the_producer_is_linked_both_ways() -> None:

@@ -28,7 +28,7 @@ from nanlint.analysis.conditions import (
     values_where,
 )
 from nanlint.analysis.inline import bound_arguments, free_names, inlined, reads, substituted
-from nanlint.analysis.masking import mask_sites, masked_value, replaced_value
+from nanlint.analysis.masking import finite_domain, mask_sites, masked_value, replaced_value
 from nanlint.analysis.names import (
     Binding,
     Place,
@@ -955,14 +955,15 @@ class Detector:
         return any(b.cond is not None and _condition_keys(b.cond, env) & condition for b in self._branches(call, sel, method_form))
 
     # --- singular ops ---------------------------------------------------------------------------
-    def _call_use(self, call: cst.Call, env: _Env) -> Optional[OpUse]:
-        """The singular op `call` applies, if its argument can take the op to its pole here."""
+    def _call_use(self, call: cst.Call, env: _Env, value_only: bool = False) -> Optional[OpUse]:
+        """The singular op `call` applies, if its argument can take the op to its pole here (with
+        `value_only`, to where its value is not finite)."""
         use = self._op_applied(call, env)
         if use is None or keyword_value(call, use.op.guard_keywords) is not None:
             return None  # torch.logit(x, eps=...) clamps by itself
-        return self._if_leaking(use, env)
+        return self._if_leaking(use, env, value_only)
 
-    def _operator_use(self, node: cst.BinaryOperation, env: _Env) -> Optional[OpUse]:
+    def _operator_use(self, node: cst.BinaryOperation, env: _Env, value_only: bool = False) -> Optional[OpUse]:
         operator = OPERATORS.get(type(node.operator))
         if operator is None:
             return None
@@ -970,7 +971,7 @@ class Detector:
             return None  # string formatting
         op = _OPERATOR_OPS[operator]
         if operator == "**":
-            return self._use_if_leaking(op, node, node.left, node.right, env)
+            return self._use_if_leaking(op, node, node.left, node.right, env, value_only)
         if operator == "*":
             # Only a product with a NaN or infinite factor (`jnp.nan * s`, or `u * s` after
             # `u = where(c, nan, u)`): its partner's derivative is that factor.
@@ -981,23 +982,28 @@ class Detector:
             if not any(nonfinite) or all(literal):
                 return None
             arg = node.left if not nonfinite[0] or literal[1] else node.right
-            return self._use_if_leaking(op, node, arg, None, env)
-        return self._use_if_leaking(op, node, node.right, None, env)
+            return self._use_if_leaking(op, node, arg, None, env, value_only)
+        return self._use_if_leaking(op, node, node.right, None, env, value_only)
 
-    def _use_if_leaking(self, op: SingularOp, node, arg, exponent, env: _Env) -> Optional[OpUse]:
+    def _use_if_leaking(self, op: SingularOp, node, arg, exponent, env: _Env, value_only: bool) -> Optional[OpUse]:
         domain = _domain_for(op, exponent, env)
-        return self._if_leaking(OpUse(op, "", node, arg, domain, exponent), env) if domain is not None else None
+        return self._if_leaking(OpUse(op, "", node, arg, domain, exponent), env, value_only) if domain is not None else None
 
-    def _if_leaking(self, use: OpUse, env: _Env) -> Optional[OpUse]:
+    def _if_leaking(self, use: OpUse, env: _Env, value_only: bool = False) -> Optional[OpUse]:
         """The use, if it can leak: its argument varies, a gradient can flow through one of its inputs
         (`total / count` leaks through `total` when `count` is a count; `x % n` only through `n`), or
-        through a factor whose derivative its value is (`value_of`), and `_leaks`."""
+        through a factor whose derivative its value is (`value_of`), and `_leaks`. `value_only`: asked
+        only where the op's value is not finite, what a NaN mask hides (sqrt below 0, not at 0)."""
         node, arg, op = use.node, use.arg, use.op
         if not depends_on_data(arg, env):
             return None
+        if value_only and (nonfinite := _value_not_finite(use, env)) is not None:
+            if nonfinite.is_empty():
+                return None
+            use = replace(use, leak_domain=nonfinite)
         if not carries_gradient(arg if op.only_through_arg else node, env):
-            nonfinite = _value_not_finite(op, use.leak_domain)
-            taker = self._factor_taking_value(node, env) if nonfinite is not None else None
+            nonfinite = _value_not_finite(use, env)
+            taker = self._factor_taking_value(node, env) if nonfinite is not None and not nonfinite.is_empty() else None
             if taker is None:
                 return None
             use = replace(use, value_of=taker, leak_domain=nonfinite)
@@ -2044,13 +2050,13 @@ def _reshaped(call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
     return call.func.value if isinstance(call.func, cst.Attribute) else None
 
 
-def _value_not_finite(op: SingularOp, leak_domain: IntervalSet) -> Optional[IntervalSet]:
+def _value_not_finite(use: OpUse, env: "_Env") -> Optional[IntervalSet]:
     """Where, of the values the op's derivative leaks at, its value is not finite too (an overflow:
-    all of them; sqrt: below 0, not at 0); None where nowhere, or not known."""
-    if op.kind is LeakKind.OVERFLOW:
-        return leak_domain
-    nonfinite = leak_domain.intersect(op.domain.complement()) if op.domain is not None else None
-    return nonfinite if nonfinite is not None and not nonfinite.is_empty() else None
+    all of them; sqrt: below 0, not at 0; empty: nowhere); None when not known."""
+    if use.op.kind is LeakKind.OVERFLOW:
+        return use.leak_domain
+    finite = finite_domain(use, env)
+    return use.leak_domain.intersect(finite.complement()) if finite is not None else None
 
 
 def _other_input_carries(node: cst.CSTNode, arg: cst.BaseExpression, env: "_Env") -> bool:

@@ -258,7 +258,7 @@ class _Way:
             return False  # booleans and integer results carry no gradient
         reached = self.steps
         carries = self._any([node.left, node.right], env, depth)
-        use = self.detector._operator_use(node, env)
+        use = self.detector._operator_use(node, env, value_only=True)
         if use is not None and carries:
             self._produced_by(reached, node, use, env)
         return carries
@@ -284,7 +284,7 @@ class _Way:
             return False  # plain NumPy, or a framework that is off: not differentiated
         reached = self.steps
         carries = self._any(_data(call, leaf, method is not None), env, depth)
-        use = detector._call_use(call, env)
+        use = detector._call_use(call, env, value_only=True)
         if use is not None and carries:
             self._produced_by(reached, call, use, env)
         elif carries and qualified is not None and not (known or catalog.is_safe(qualified)):
@@ -305,9 +305,7 @@ class _Way:
         return branch.cond is not None and self.detector._guard_verdict(branch, use, env)[0] is GuardVerdict.LEAK
 
     def _produced_by(self, reached: int, node: cst.BaseExpression, use: OpUse, env: "_Env") -> None:
-        domain = _domain(use, env)
-        if domain is None or not domain.complement().is_empty():
-            self._add(reached, node, use, domain)  # an op whose value is always finite (cbrt, arctan2) makes no NaN
+        self._add(reached, node, use, finite_domain(use, env))
 
     def _add(self, reached: int, node, use, domain) -> None:
         if all(node is not found[1] for found in self.found):
@@ -350,17 +348,9 @@ def _compare(subject: cst.BaseExpression, operator, value: float) -> cst.Compari
     return cst.Comparison(subject.deep_clone(), [cst.ComparisonTarget(operator, number_literal(value, integral=True))])
 
 
-def _domain(use: OpUse, env: "_Env") -> Optional[IntervalSet]:
+def finite_domain(use: OpUse, env: "_Env") -> Optional[IntervalSet]:
     """Where the op's value is finite (a power's, by its constant exponent); None when not stated."""
     if use.op.exponent is None:
         return use.op.domain
-    node = use.node
-    if isinstance(node, cst.BinaryOperation):
-        exponent = node.right
-    else:
-        receiver = node.func.value if isinstance(node.func, cst.Attribute) and use.arg is node.func.value else None
-        exponent = argument_at(node, use.op.method_exponent if receiver is not None else use.op.exponent, receiver)
-    p = constant_value(exponent, env) if exponent is not None else None
+    p = constant_value(use.exponent, env) if use.exponent is not None else None
     return power_domain(p) if p is not None else None
-
-

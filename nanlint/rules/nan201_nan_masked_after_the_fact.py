@@ -30,6 +30,11 @@ class NanMaskedAfterTheFact(Rule):
       fine. Code nanlint knows is never differentiated (a
       `torch.no_grad()` block, a custom-derivative primal) is not checked either.
 
+    A producer counts only where its *value* is not finite, since that is all a mask hides: `sqrt(x)`
+    below 0, not at 0, where its value is 0 and its infinite derivative reaches the gradient with or
+    without the mask. So `sqrt(where(x >= 0, x, 1.0))` makes no value to mask, and
+    `where(x >= 0, sqrt(x), 0.0)` none either (its pole at 0 is NAN003's).
+
     A NaN test and an infinity test are read alike: an infinite value turns NaN in most arithmetic
     after it (`0 * inf`, `inf - inf`), so whichever the author tests, the masked elements are where
     the producer left its domain.
