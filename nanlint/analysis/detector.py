@@ -913,9 +913,14 @@ class Detector:
             # it, the where sends the op's infinite cotangent to that value, not to `v`, but the
             # op's other inputs get 0 * inf (d/dx x/y = 1/y).
             return sole_input
-        # The safe value keeps the op off its pole where the where's condition tests the value it
-        # masks (`where(v == 0, 1.0, v)`); a mask on other data (`where((x == 0) & (z == 0), 0.0,
-        # y)`) keeps nothing off where its condition does not hold.
+        # Where the condition is read for the value it keeps, it keeps the op off its pole only if
+        # none of those values is the pole: `where(d < 0, 1.0, d)` keeps d = 0, sqrt's pole (point 172).
+        kept = _kept_values(carrying, env)
+        if kept is not None:
+            return kept.intersect(domain).is_empty()
+        # Otherwise the safe value keeps the op off its pole where the where's condition tests the
+        # value it masks (`where(v == 0, 1.0, v)`); a mask on other data (`where((x == 0) & (z ==
+        # 0), 0.0, y)`) keeps nothing off where its condition does not hold.
         data = set().union(*(self._names_through(b.expr, env, 2, values=True) for b in carrying))
         return any(b.cond is not None and self._names_through(*_condition_root(b.cond, env), 2) & data for b in branches)
 
@@ -1881,6 +1886,20 @@ def _at_pole(node: cst.BaseExpression, env: "_Env", domain: IntervalSet) -> bool
 def _within(reach: IntervalSet, domain: IntervalSet) -> bool:
     """Some values, each of which lies in `domain`."""
     return not reach.is_empty() and reach.intersect(domain) == reach
+
+
+def _kept_values(carrying: list[Branch], env: "_Env") -> Optional[IntervalSet]:
+    """The values a mask's data sides may keep: each where its condition may take it, as the
+    condition says of that side itself (`where(d < 0, 1.0, d)` keeps d >= 0); None when a
+    condition does not say."""
+    kept = IntervalSet()
+    for branch in carrying:
+        region = region_of(branch.cond, env.code(branch.expr), env) if branch.cond is not None and branch.polarity is not None else None
+        values = region.at_most(branch.polarity) if region is not None else None
+        if values is None:
+            return None
+        kept = kept.union(values)
+    return kept
 
 
 def _safe_value_at_pole(branches: list[Branch], env: "_Env", domain: IntervalSet) -> bool:

@@ -133,6 +133,8 @@ class WhereBranchSingularOp(Rule):
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)\n"),
         Valid("import jax.numpy as jnp\nsafe_x = jnp.where(x > 0, x, 1.0)\njnp.where(x > 0, jnp.log(safe_x), 0.0)\n"),
         Valid("import jax.numpy as jnp\njnp.where(x > 0, jnp.log(jnp.maximum(x, 1e-6)), 0.0)\n"),
+        # A mask on another condition than the select's, whose kept values are all off the pole.
+        Valid("import jax.numpy as jnp\njnp.where(x > 1, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)\n"),
         # arctan2 is singular only where both arguments are 0: where the select does not look, `y`
         # is sqrt(1.0), whatever `x` is.
         Valid(
@@ -537,6 +539,18 @@ class WhereBranchSingularOp(Rule):
                 "import jax.numpy as jnp\ndef beta(x, y, z):\n    y_ = jnp.where((x == 0) & (z == 0), 0.0, y)\n"
                 "    return jnp.where(y == 1.0, 0.0, jnp.arccos(jnp.where(y == 1.0, 0.0, y_)))\n"
             ),
+        ),
+        # A mask keeps off the pole only the values its condition sends to the safe value (point
+        # 172): `x >= 0` keeps x = 0, where `x > 0` leaves the log unselected.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x > 0, jnp.log(jnp.where(x >= 0, x, 1.0)), 0.0)\n",
+            line=3,
+            fixed="import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x > 0, jnp.log(jnp.where(x > 0, jnp.where(x >= 0, x, 1.0), 1.0)), 0.0)\n",
+        ),
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x):\n    safe = jnp.where(x >= 0, x, 1.0)\n    return jnp.where(x > 0, jnp.log(safe), 0.0)\n",
+            line=4,
+            fixed="import jax.numpy as jnp\ndef f(x):\n    safe = jnp.where(x >= 0, x, 1.0)\n    return jnp.where(x > 0, jnp.log(jnp.where(x > 0, safe, 1.0)), 0.0)\n",
         ),
         # ... but not the op's other inputs (point 92): where `v == 0` the divisor is the safe
         # value 0, and d/da a/y = 1/y is infinite there.
