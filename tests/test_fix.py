@@ -66,6 +66,20 @@ def test_a_fix_that_breaks_the_file_is_dropped_and_reported() -> None:
     assert outcome.source == FIXED + FIXED.replace("def f", "def g")
 
 
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_fixes_that_have_not_settled_at_the_round_limit_are_reported(rounds: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two nested fixes take two rounds (the inner mask first, then the outer one); with one round
+    # allowed, the second is left as a finding and said so; at exactly two, nothing is said.
+    monkeypatch.setattr("nanlint.fix.apply.MAX_ROUNDS", rounds)
+    linter = Checker(Settings())
+    source = "import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 0, jnp.log(-jnp.expm1(x)), 0.0)\n"
+    outcome = fix_source(linter, linter.check_source(source, "m.py"), unsafe_fixes=False)
+    assert len(outcome.rounds) == rounds
+    settled = [d for d in outcome.result.diagnostics if d.fix is not None] == []
+    assert settled == (rounds == 2)
+    assert outcome.dropped == ([] if settled else ["nanlint: m.py: fixes did not settle within the round limit (1); the findings still open are left unfixed (please report this)"])
+
+
 def test_applicability_is_decided_per_site() -> None:
     path = FIXTURES / "fix" / "jax_fixes.py"
     lines = path.read_text().splitlines()

@@ -120,6 +120,13 @@ def fix_source(
         )
         outcome.source, outcome.result = attempt
         outcome.applied.update(d.code for d in batch)
+    else:
+        if any(d.fix is not None and d.fix.applies(unsafe_fixes) and _key(d) not in rejected for d in outcome.result.diagnostics):
+            # Fixes that keep making work for each other are nanlint's bug: say so, keep what was done.
+            outcome.dropped.append(
+                f"nanlint: {result.filename}: fixes did not settle within the round limit ({MAX_ROUNDS}); "
+                "the findings still open are left unfixed (please report this)"
+            )
     return outcome
 
 
