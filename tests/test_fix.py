@@ -80,6 +80,21 @@ def test_fixes_that_have_not_settled_at_the_round_limit_are_reported(rounds: int
     assert outcome.dropped == ([] if settled else ["nanlint: m.py: fixes did not settle within the round limit (1); the findings still open are left unfixed (please report this)"])
 
 
+def test_the_command_exits_2_when_fixes_have_not_settled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from nanlint.cli import cli
+
+    monkeypatch.setattr("nanlint.fix.apply.MAX_ROUNDS", 1)
+    target = tmp_path / "m.py"
+    target.write_text("import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 0, jnp.log(-jnp.expm1(x)), 0.0)\n")
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--no-cache", "--fix", str(target)])
+    assert result.exit_code == 2, result.output
+    assert "fixes did not settle within the round limit (1)" in result.output
+    assert "jnp.expm1(jnp.where(x < 0, x, 0.0))" in target.read_text()  # the round that ran was written
+    compile(target.read_text(), str(target), "exec")
+
+
 def test_applicability_is_decided_per_site() -> None:
     path = FIXTURES / "fix" / "jax_fixes.py"
     lines = path.read_text().splitlines()
