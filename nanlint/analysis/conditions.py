@@ -79,9 +79,10 @@ def selected_values(cond: cst.BaseExpression, var: str, env: Env) -> Optional[In
     return found.values if found is not None else None
 
 
-def values_where(cond: cst.BaseExpression, var: str, env: Env, holds: bool) -> Optional[IntervalSet]:
-    """The values `var` can take where `cond` is `holds`, when the condition says so for certain."""
-    found = region_of(cond, var, env)
+def values_where(cond: cst.BaseExpression, var: str, env: Env, holds: bool, partial: bool = False) -> Optional[IntervalSet]:
+    """The values `var` can take where `cond` is `holds`, when the condition says so for certain
+    (`partial`: as `region_of`)."""
+    found = region_of(cond, var, env, partial=partial)
     return found.at_most(holds) if found is not None else None
 
 

@@ -1890,12 +1890,12 @@ def _within(reach: IntervalSet, domain: IntervalSet) -> bool:
 
 def _kept_values(carrying: list[Branch], env: "_Env") -> Optional[IntervalSet]:
     """The values a mask's data sides may keep: each where its condition may take it, as the
-    condition says of that side itself (`where(d < 0, 1.0, d)` keeps d >= 0); None when a
-    condition does not say."""
+    condition says of that side itself (`where(d < 0, 1.0, d)` keeps d >= 0; `where((d >= 0) & m,
+    d, 1.0)` keeps no more); None when a condition does not say."""
     kept = IntervalSet()
     for branch in carrying:
-        region = region_of(branch.cond, env.code(branch.expr), env) if branch.cond is not None and branch.polarity is not None else None
-        values = region.at_most(branch.polarity) if region is not None else None
+        known = branch.cond is not None and branch.polarity is not None
+        values = values_where(branch.cond, env.code(branch.expr), env, branch.polarity, partial=True) if known else None
         if values is None:
             return None
         kept = kept.union(values)

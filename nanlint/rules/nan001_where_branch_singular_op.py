@@ -547,6 +547,12 @@ class WhereBranchSingularOp(Rule):
             line=3,
             fixed="import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x > 0, jnp.log(jnp.where(x > 0, jnp.where(x >= 0, x, 1.0), 1.0)), 0.0)\n",
         ),
+        # An `and` with a side about other data keeps no more than its own side lets through.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x, m):\n    return jnp.where(x > 0, jnp.log(jnp.where((x >= 0) & m, x, 1.0)), 0.0)\n",
+            line=3,
+            fixed="import jax.numpy as jnp\ndef f(x, m):\n    return jnp.where(x > 0, jnp.log(jnp.where(x > 0, jnp.where((x >= 0) & m, x, 1.0), 1.0)), 0.0)\n",
+        ),
         Invalid(
             "import jax.numpy as jnp\ndef f(x):\n    safe = jnp.where(x >= 0, x, 1.0)\n    return jnp.where(x > 0, jnp.log(safe), 0.0)\n",
             line=4,
@@ -636,6 +642,14 @@ class WhereBranchSingularOp(Rule):
             "    return jnp.where(u > 0.5, jnp.log(jnp.where(u > 0.5, u, 1.0)) * w, 0.0)\n",
         ),
         Invalid("import torch\ndef f(x):\n    u = torch.rand_like(x)\n    return torch.where(u > 0.5, -torch.log(u) * x, x)\n", line=4),
+        # So is a power's value, read by its exponent (`u ** -0.5`: infinite at 0).
+        Invalid(
+            "import jax\nimport jax.numpy as jnp\ndef f(key, w):\n    u = jax.random.uniform(key, w.shape)\n"
+            "    return jnp.where(u > 0.5, u ** -0.5 * w, 0.0)\n",
+            line=5,
+            fixed="import jax\nimport jax.numpy as jnp\ndef f(key, w):\n    u = jax.random.uniform(key, w.shape)\n"
+            "    return jnp.where(u > 0.5, jnp.where(u > 0.5, u, 1.0) ** -0.5 * w, 0.0)\n",
+        ),
         # A condition on a random draw that leaves the draw's pole unselected, where a gradient reaches
         # the draw through its distribution's parameter (`minval`).
         Invalid(
