@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nanlint.fix.model import Applicability, Edit
+from nanlint.fix.model import Applicability, Edit, Location
 SAFE, UNSAFE = Applicability.SAFE, Applicability.UNSAFE
 from nanlint.fix.apply import fix_source
 from nanlint.check import Checker
@@ -93,6 +93,21 @@ def test_the_command_exits_2_when_fixes_have_not_settled(tmp_path: Path, monkeyp
     assert "fixes did not settle within the round limit (1)" in result.output
     assert "jnp.expm1(jnp.where(x < 0, x, 0.0))" in target.read_text()  # the round that ran was written
     compile(target.read_text(), str(target), "exec")
+
+
+def test_fixes_that_clash_only_together_are_applied_one_at_a_time() -> None:
+    # Each edit compiles alone; together `y = 1` comes before `global y`, which Python rejects.
+    # Neither misbehaves, so neither is dropped: the first goes alone, the next round plans afresh
+    # (before, the same pair was tried for every round and nothing was applied).
+    linter = Checker(Settings())
+    source = "import jax.numpy as jnp\n\n\ndef f(x):\n    a = jnp.where(x > 0, jnp.sqrt(x), 0.0)\n    return jnp.where(x > 0, jnp.log(x), a)\n"
+    result = linter.check_source(source, "m.py")
+    first, second = result.diagnostics
+    first.fix.edits = [*first.fix.edits, Edit("y = 1; ", Location(5, 5), Location(5, 5))]
+    second.fix.edits = [*second.fix.edits, Edit("global y; ", Location(6, 5), Location(6, 5))]
+    outcome = fix_source(linter, result, unsafe_fixes=False)
+    assert outcome.dropped == [] and len(outcome.rounds) == 2
+    assert outcome.source == source.replace("a = jnp", "y = 1; a = jnp").replace("(x),", "(jnp.where(x > 0, x, 1.0)),")
 
 
 def test_applicability_is_decided_per_site() -> None:

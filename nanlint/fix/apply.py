@@ -105,15 +105,22 @@ def fix_source(
         batch = _non_overlapping(candidates)
         attempt = _attempt(linter, outcome, batch, path)
         if attempt is None:
-            # Find the fixes that misbehave on their own, drop them, and go on with the rest.
+            # Find the fixes that misbehave on their own and drop them. If every one is fine alone
+            # (they clash only together), apply the first alone: the next round plans afresh.
+            alone = None
             for d in batch:
-                if _attempt(linter, outcome, [d], path) is None:
+                single = _attempt(linter, outcome, [d], path)
+                if single is None:
                     rejected.add(_key(d))
                     outcome.dropped.append(
                         f"nanlint: {d.filename}:{d.location.row}:{d.location.column}: {d.code} fix not applied: "
                         "it would break the file or its findings"
                     )
-            continue
+                elif alone is None:
+                    alone = d, single
+            if alone is None:
+                continue
+            batch, attempt = [alone[0]], alone[1]
         starts = line_starts(outcome.source)
         outcome.rounds.append(
             sorted((offset_of(e.location, starts), offset_of(e.end_location, starts), len(e.content)) for d in batch for e in d.fix.edits)
@@ -123,6 +130,7 @@ def fix_source(
     else:
         if any(d.fix is not None and d.fix.applies(unsafe_fixes) and _key(d) not in rejected for d in outcome.result.diagnostics):
             # Fixes that keep making work for each other are nanlint's bug: say so, keep what was done.
+            # (Under `--verify`, these may include fixes it would not have accepted.)
             outcome.dropped.append(
                 f"nanlint: {result.filename}: fixes did not settle within the round limit ({MAX_ROUNDS}); "
                 "the findings still open are left unfixed (please report this)"
