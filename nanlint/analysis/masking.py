@@ -5,7 +5,9 @@ cotangent, and that zero flows back into the computation that made them non-fini
 there is infinite or NaN; 0 * inf is NaN. So a mask is reported when the value it hides comes, in the
 same function (directly or through locals), from computation that can turn finite inputs non-finite
 (the producer):
-- a singular op of the catalog that is not guarded (`log(p)` at p = 0, `a / b` at b = 0);
+- a singular op of the catalog that nothing keeps from where its value is not finite (`log(p)` at
+  p = 0, `a / b` at b = 0, `sqrt(x)` below 0 but not at 0, where its value is finite: a mask hides
+  values, and an op whose value is always finite, `cbrt`, makes none to hide);
 - a framework function nanlint cannot see into (`F.cross_entropy(logits, y)`), unless the catalog
   knows it only passes a NaN through (`mean`, `reshape`, `tanh`; `NAN_PRESERVING`).
 The way back from the mask follows locals, arithmetic, subscripts, selects and framework calls, and
