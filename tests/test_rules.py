@@ -172,6 +172,22 @@ def test_a_condition_reads_a_name_as_bound_where_the_condition_is_read(body: str
     assert finding.confidence.value == confidence
 
 
+@pytest.mark.parametrize(
+    "after, confidence",
+    [
+        ("return s", None),  # the NaN is the result's: the value is invalid there anyway
+        ("return jnp.nan_to_num(s)", "high"),  # replaced wherever it was put in (point 174)
+        ("return jnp.where(jnp.isnan(s), 0.0, s)", "high"),
+        ("return jnp.nan_to_num(s * 2.0)", "high"),  # through arithmetic first
+        ("return jnp.where(m, 0.0, s)", "medium"),  # a select that may have left it out
+    ],
+)
+def test_a_nan_placeholder_licenses_nothing_once_masked_after(after: str, confidence) -> None:
+    source = f"import jax.numpy as jnp\ndef f(x, m):\n    s = jnp.where(x > 0, jnp.log(x), jnp.nan)\n    {after}\n"
+    found = [d for d in Checker(Settings()).check_source(source, "m.py").diagnostics if d.code == "NAN001"]
+    assert [d.confidence.value for d in found] == ([] if confidence is None else [confidence])
+
+
 def test_the_same_pole_of_a_nested_select_reads_names_only() -> None:
     # `s.m` is stored again between the two selects: the same text, the same binding of `s`, not
     # the same value (a leak at the new `s.m == 0`, run).

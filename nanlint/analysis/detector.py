@@ -562,12 +562,18 @@ class Detector:
         """Whether the NaN `call` puts in (`u = where(u_inf, nan, u)`) may reach the function's
         result, or a later select leaves it out where it was put in (`where(u_inf, 0.0, u * f)`):
         then the value is finite there and the zero cotangent meets the unselected branch's pole.
-        Second: whether a select only may have left it out (undecided there)."""
+        Second: whether a select only may have left it out (undecided there). A NaN mask
+        (`nan_to_num(u)`, `where(isnan(u), 0.0, u)`) leaves it out wherever it was put in."""
 
-        def drops(later: cst.Call, arg: cst.Arg) -> Optional[bool]:
+        def drops(later: cst.Call, value: cst.BaseExpression) -> Optional[bool]:
             env = self._env_at(later)
+            if replaced_value(self, later, env) is value:
+                return True
+            resolved = self._resolve_select(later, env)
+            if resolved is not None and masked_value(self, later, env, resolved) is value:
+                return True
             for side in self._where_sides(later, env)[0]:
-                if side.expr is arg.value:
+                if side.expr is value:
                     taken = env.assuming(nan_side.cond, nan_side.polarity).decided(side.cond)
                     return None if taken is None else taken != side.polarity
             return False

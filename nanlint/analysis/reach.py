@@ -19,7 +19,8 @@ call made for its effect) may lead to a gradient.
 torch's `round`, `floor` and `sign` are no cuts: they send a zero back.
 
 The same walk answers whether the NaN a where puts in may reach the result at all
-(`nan_may_reach_result`): a later select that leaves it out where it was put in stops it there.
+(`nan_may_reach_result`): a later select that leaves it out where it was put in, or a NaN mask
+(`nan_to_num`), stops it there.
 """
 
 from __future__ import annotations
@@ -74,13 +75,13 @@ def nan_may_reach_result(
     parent: dict[int, cst.CSTNode],
     env_at: Callable[[cst.CSTNode], Env],
     names_read: dict[int, dict[str, list[cst.Name]]],
-    drops: Callable[[cst.Call, cst.Arg], Optional[bool]],
+    drops: Callable[[cst.Call, cst.BaseExpression], Optional[bool]],
 ) -> tuple[bool, bool]:
     """Whether the NaN a where puts in (`u = where(u_inf, nan, u)`) may reach the result, as
     `may_receive_cotangent` follows a value, except that a later select that leaves it out
     (`where(u_inf, 0.0, u * f)`) stops it; and whether a select that only may did (undecided).
-    `drops(call, arg)`: True when the call decidedly leaves the value out, None when it may,
-    False when it is no select or takes it."""
+    `drops(call, value)`: True when the call decidedly leaves out `value` (an argument, or a method's
+    receiver), None when it may, False when it is no select or takes it."""
     walk_ = _walk_in(scope, parent, env_at, names_read, drops)
     if walk_ is None:
         return True, False
@@ -155,7 +156,7 @@ class _Walk:
         parent: dict[int, cst.CSTNode],
         env_at: Callable[[cst.CSTNode], Env],
         reads: Callable[[], dict[str, list[cst.Name]]],
-        drops: Optional[Callable[[cst.Call, cst.Arg], Optional[bool]]] = None,
+        drops: Optional[Callable[[cst.Call, cst.BaseExpression], Optional[bool]]] = None,
     ) -> None:
         self.parent = parent
         self.env_at = env_at
@@ -207,6 +208,8 @@ class _Walk:
             if up.attr.value == INDICES_FIELD and isinstance(up.value, cst.Call) and returns_indices_pair(up.value, self.env_at(up.value)):
                 return False  # `top_k(x, k).indices`
             return False if up.attr.value in METADATA_ATTRS else up  # `x.shape`; `x.T` carries it
+        if self._dropped(call, up.value):
+            return False  # `u.nan_to_num()`
         method = up.attr.value
         if method in STARTS_REVERSE_MODE or method in VARIABLE_ASSIGNMENTS:
             return True
@@ -214,15 +217,18 @@ class _Walk:
             return False  # x.item(), x.detach(), x.long()
         return call  # x.sum(), x.reshape(...): a method of the value carries it
 
+    def _dropped(self, call: cst.Call, value: cst.BaseExpression) -> bool:
+        """`drops`, when given, says the call leaves `value` out (or may: undecided)."""
+        dropped = self.drops(call, value) if self.drops is not None else False
+        self.undecided = self.undecided or dropped is None
+        return dropped is not False
+
     def _argument(self, arg: cst.Arg) -> cst.CSTNode | bool:
         call = self.parent.get(id(arg))
         if not isinstance(call, cst.Call):
             return True
-        if self.drops is not None:
-            dropped = self.drops(call, arg)
-            if dropped is not False:
-                self.undecided = self.undecided or dropped is None
-                return False
+        if self._dropped(call, arg.value):
+            return False
         env = self.env_at(call)
         func = call.func
         if is_builtin(func, PYTHON_VALUE_BUILTINS, env):

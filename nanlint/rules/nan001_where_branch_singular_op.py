@@ -630,6 +630,22 @@ class WhereBranchSingularOp(Rule):
             fixed="import jax.numpy as jnp\ndef f(x, s):\n    bad = x == 0.0\n    q = jnp.where(bad, jnp.nan, s / jnp.where(bad, 1.0, x))\n"
             "    return jnp.where(bad, 0.0, q * 2.0)\n",
         ),
+        # ... and so does a NaN mask after it (`nan_to_num`, `where(isnan(s), ...)`, a method too):
+        # it replaces the NaN wherever the placeholder put it in (point 174).
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x):\n    s = jnp.where(x > 0, jnp.sqrt(x), jnp.nan)\n    return jnp.nan_to_num(s)\n",
+            line=3,
+            fixed="import jax.numpy as jnp\ndef f(x):\n    s = jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), jnp.nan)\n    return jnp.nan_to_num(s)\n",
+        ),
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x):\n    s = jnp.where(x > 0, jnp.log(x), jnp.nan)\n    return jnp.where(jnp.isnan(s), 0.0, s)\n",
+            line=3,
+        ),
+        Invalid(
+            "import torch\ndef f(x):\n    s = torch.where(x > 0, torch.log(x), float('nan'))\n    return s.nan_to_num()\n",
+            line=3,
+            fixed="import torch\ndef f(x):\n    s = torch.where(x > 0, torch.log(torch.where(x > 0, x, 1.0)), float('nan'))\n    return s.nan_to_num()\n",
+        ),
         # A remainder of a positive divisor reaches 0.
         Invalid("import jax.numpy as jnp\ndef f(t):\n    return jnp.where(t > 1, jnp.sqrt(t % 500), 0.0)\n", line=3),
         # No gradient reaches a draw, but multiplied by data its logarithm is the data's derivative:
