@@ -66,14 +66,16 @@ def test_a_fix_that_breaks_the_file_is_dropped_and_reported() -> None:
     assert outcome.source == FIXED + FIXED.replace("def f", "def g")
 
 
+# Two nested fixes that take two rounds: the inner mask first, then the outer one.
+TWO_ROUNDS = "import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 0, jnp.log(-jnp.expm1(x)), 0.0)\n"
+
+
 @pytest.mark.parametrize("rounds", [1, 2])
 def test_fixes_that_have_not_settled_at_the_round_limit_are_reported(rounds: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Two nested fixes take two rounds (the inner mask first, then the outer one); with one round
-    # allowed, the second is left as a finding and said so; at exactly two, nothing is said.
+    # With one round allowed, the second fix is left as a finding and said so; at two, nothing is said.
     monkeypatch.setattr("nanlint.fix.apply.MAX_ROUNDS", rounds)
     linter = Checker(Settings())
-    source = "import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 0, jnp.log(-jnp.expm1(x)), 0.0)\n"
-    outcome = fix_source(linter, linter.check_source(source, "m.py"), unsafe_fixes=False)
+    outcome = fix_source(linter, linter.check_source(TWO_ROUNDS, "m.py"), unsafe_fixes=False)
     assert len(outcome.rounds) == rounds
     settled = [d for d in outcome.result.diagnostics if d.fix is not None] == []
     assert settled == (rounds == 2)
@@ -87,7 +89,7 @@ def test_the_command_exits_2_when_fixes_have_not_settled(tmp_path: Path, monkeyp
 
     monkeypatch.setattr("nanlint.fix.apply.MAX_ROUNDS", 1)
     target = tmp_path / "m.py"
-    target.write_text("import jax.numpy as jnp\ndef f(x):\n    return jnp.where(x < 0, jnp.log(-jnp.expm1(x)), 0.0)\n")
+    target.write_text(TWO_ROUNDS)
     result = CliRunner().invoke(cli, ["check", "--isolated", "--no-cache", "--fix", str(target)])
     assert result.exit_code == 2, result.output
     assert "fixes did not settle within the round limit (1)" in result.output
