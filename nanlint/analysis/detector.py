@@ -28,7 +28,7 @@ from nanlint.analysis.conditions import (
     values_where,
 )
 from nanlint.analysis.inline import bound_arguments, free_names, inlined, reads, substituted
-from nanlint.analysis.masking import finite_domain, mask_sites, masked_value, replaced_value
+from nanlint.analysis.masking import finite_domain, mask_sites, masked_value, nan_masked_value, replaced_value
 from nanlint.analysis.names import (
     Binding,
     Place,
@@ -567,10 +567,7 @@ class Detector:
 
         def drops(later: cst.Call, value: cst.BaseExpression) -> Optional[bool]:
             env = self._env_at(later)
-            if replaced_value(self, later, env) is value:
-                return True
-            resolved = self._resolve_select(later, env)
-            if resolved is not None and masked_value(self, later, env, resolved) is value:
+            if nan_masked_value(self, later, env) is value:
                 return True
             for side in self._where_sides(later, env)[0]:
                 if side.expr is value:

@@ -88,6 +88,13 @@ def masked_value(detector: "Detector", call: cst.Call, env: "_Env", resolved) ->
     return found[4] if found is not None else None
 
 
+def nan_masked_value(detector: "Detector", call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
+    """The value a NaN mask of either kind makes finite (`v` in `nan_to_num(v)` or in
+    `where(isnan(v), 0, v)`), when the call is one."""
+    found = _Masks(detector).read(call, env)
+    return found[4] if found is not None else None
+
+
 def replaced_value(detector: "Detector", call: cst.Call, env: "_Env") -> Optional[cst.BaseExpression]:
     """The value a NaN replacement makes finite (`v` in `nan_to_num(v)`), when the call is one."""
     found = _Masks(detector).replacement(call, env)
