@@ -803,6 +803,18 @@ def test_a_name_rebound_after_a_condition_is_another_condition() -> None:
     assert env.assuming(cond, True).decided(same) is True
 
 
+def test_a_condition_bounds_a_value_only_as_bound_where_it_was_written() -> None:
+    # Point 175: `ok` tests the `x` before `x = x - 1.0`; assumed, it bounds that `x`, not this one
+    # (whose values follow from the old one's: x - 1.0 > -1), and a where on it keeps the new 0.
+    source = "import jax.numpy as jnp\ndef f(x):\n    ok = x > 0\n{}    return {}\n"
+    for rebinding, low in (("    x = x - 1.0\n", -1.0), ("", 0.0)):
+        value, env = returned(source.format(rebinding, "x"))
+        cond, _ = returned(source.format(rebinding, "ok"))
+        assert value_range(value, env.assuming(cond, True)).lo == pytest.approx(low)
+        masked, env = returned(source.format(rebinding, "jnp.where(ok, x, 1.0)"))
+        assert IntervalSet.of(value_range(masked, env)).contains(0.0) is bool(rebinding)
+
+
 def test_a_local_is_read_through_what_it_was_assigned_and_compared_as_a_difference() -> None:
     # `d = hi - lo`, then `x / d` under `where(lo == hi, ...)`: the condition is about `d`.
     value, env = returned("def f(hi, lo):\n    d = hi - lo\n    return d\n")

@@ -200,8 +200,9 @@ class _Env:
     def indexes(self, name: cst.Name) -> bool:
         return name.value in self.detector.index_names(self.scope)
 
-    def values_where(self, cond: cst.BaseExpression, var: str, holds: bool) -> Optional[IntervalSet]:
-        return values_where(cond, var, self, holds)
+    def values_where(self, cond: cst.BaseExpression, subject: cst.BaseExpression, holds: bool, text: Optional[str] = None) -> Optional[IntervalSet]:
+        found = values_where(cond, text if text is not None else self.code(subject), self, holds)
+        return found if found is None or _tests_as_bound(cond, subject, self) else None
 
     def checked(self, node: cst.CSTNode) -> tuple:
         return self.detector.checked(node, self.scope, self.place)
@@ -923,9 +924,11 @@ class Detector:
             return kept.intersect(domain).is_empty()
         # Otherwise the safe value keeps the op off its pole where the where's condition tests the
         # value it masks (`where(v == 0, 1.0, v)`); a mask on other data (`where((x == 0) & (z ==
-        # 0), 0.0, y)`) keeps nothing off where its condition does not hold.
+        # 0), 0.0, y)`) keeps nothing off where its condition does not hold, nor does a test of a
+        # value since bound again (`ok = x > 0`, `x = x - 1`, `where(ok, x, 1.0)`).
         data = set().union(*(self._names_through(b.expr, env, 2, values=True) for b in carrying))
-        return any(b.cond is not None and self._names_through(*_condition_root(b.cond, env), 2) & data for b in branches)
+        tests = [b.cond for b in branches if b.cond is not None and self._names_through(*_condition_root(b.cond, env), 2) & data]
+        return any(all(_tests_as_bound(cond, b.expr, env) for b in carrying) for cond in tests)
 
     def _pole_mask(self, arg: cst.BaseExpression, env: _Env, domain: IntervalSet, depth: int = 0) -> Optional[cst.Call]:
         """The where the op's argument is, through locals, indexing and casts (as `_guarded` reads a
@@ -1152,7 +1155,7 @@ class Detector:
         for var, to_var in affine_base(arg, env):
             pole = to_var(domain)
             for cond, truth in env.checked(var):
-                allowed = env.values_where(cond, self.code(var), truth)
+                allowed = env.values_where(cond, var, truth)
                 if allowed is not None and allowed.intersect(pole).is_empty():
                     return True
         return False
@@ -1323,11 +1326,14 @@ class Detector:
         if not overflow and (op.kind is not LeakKind.POLE or op.domain is None or not use.leak_domain.intersect(op.domain).is_empty()):
             return False
         truth = not branch.polarity  # what the condition is where the branch is not selected
-        subjects = [env.code(use.node)] + [
-            name.value for name, here in self._compared_names(branch.cond, env) if self._nonfinite_with(name, use.node, here, 0, never_nan=overflow)
+        subjects = [use.node] + [
+            name for name, here in self._compared_names(branch.cond, env) if self._nonfinite_with(name, use.node, here, 0, never_nan=overflow)
         ]
-        for subject in dict.fromkeys(subjects):
-            region = env.values_where(branch.cond, subject, truth)
+        unique: dict[str, cst.BaseExpression] = {}
+        for node in subjects:
+            unique.setdefault(env.code(node), node)
+        for subject, node in unique.items():
+            region = env.values_where(branch.cond, node, truth)
             if region is None:
                 continue
             bounded = not region.is_empty() and -INF < region.parts[0].lo and region.parts[-1].hi < INF
@@ -1899,7 +1905,7 @@ def _kept_values(carrying: list[Branch], env: "_Env") -> Optional[IntervalSet]:
     for branch in carrying:
         known = branch.cond is not None and branch.polarity is not None
         values = values_where(branch.cond, env.code(branch.expr), env, branch.polarity, partial=True) if known else None
-        if values is None:
+        if values is None or not _tests_as_bound(branch.cond, branch.expr, env):
             return None
         kept = kept.union(values)
     return kept

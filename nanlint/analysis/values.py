@@ -142,8 +142,9 @@ class Env(Protocol):
         """Whether the name is used as an array index (`a[k]`) in its function: an integer, then."""
         ...
 
-    def values_where(self, cond: cst.BaseExpression, var: str, holds: bool) -> Optional[IntervalSet]:
-        """Values the expression `var` can take where `cond` is `holds`, when certain (conditions.py)."""
+    def values_where(self, cond: cst.BaseExpression, subject: cst.BaseExpression, holds: bool, text: Optional[str] = None) -> Optional[IntervalSet]:
+        """Values `subject` (named `text`, when not its own source) can take where `cond` is `holds`,
+        when certain and the condition reads its names as bound where `subject` reads them (conditions.py)."""
         ...
 
     def decided(self, cond: cst.BaseExpression) -> Optional[bool]:
@@ -660,10 +661,10 @@ def value_range(node: cst.BaseExpression, env: Env, depth: int = 0) -> Interval:
     reach = _value_range(node, env, depth)
     if isinstance(node, _SUBJECTS):  # what conditions compare; the rest is computed from them
         for cond, truth in (*env.regions, *env.checked(node)):
-            reach = _refined(reach, cond, env.code(node), truth, env)
+            reach = _refined(reach, cond, node, truth, env)
     elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
         for cond, truth in env.regions:  # `q > t` bounds `q / t` (conditions.py)
-            reach = _refined(reach, cond, quotient_key(node.left, node.right, env), truth, env)
+            reach = _refined(reach, cond, node, truth, env, quotient_key(node.left, node.right, env))
     return reach
 
 
@@ -775,7 +776,7 @@ def _call_range(node: cst.Call, env: Env, depth: int) -> Interval:
         if truth is not None:
             return value_range(chosen[0] if truth else chosen[1], env, depth + 1)
         true, false = (value_range(branch, env, depth + 1) for branch in chosen)
-        return _hull(_refined(true, cond, env.code(chosen[0]), True, env), _refined(false, cond, env.code(chosen[1]), False, env))
+        return _hull(_refined(true, cond, chosen[0], True, env), _refined(false, cond, chosen[1], False, env))
     if leaf in INCREASING_FUNCTIONS and operand is not None and not extra:
         rising = _increasing(INCREASING_FUNCTIONS[leaf], value_range(operand, env, depth + 1))
         # A clamped one (tad-mctc's `sqrt(clamp(x, min=eps))`) is also at least its bound.
@@ -950,7 +951,7 @@ def may_be_zero(node: cst.BaseExpression, env: Env, depth: int = 0) -> bool:
             if leaf == "where" and len(extra) == 2:
                 cond, chosen = _where_sides(method, operand, extra)
                 return any(
-                    truth is not False and IntervalSet.of(_refined(value_range(branch, env, depth + 1), cond, env.code(branch), polarity, env)).contains(0.0)
+                    truth is not False and IntervalSet.of(_refined(value_range(branch, env, depth + 1), cond, branch, polarity, env)).contains(0.0)
                     for branch, polarity, truth in zip(chosen, (True, False), _taken(env.decided(cond)))
                 )
     return IntervalSet.of(value_range(node, env, depth)).contains(0.0)
@@ -966,10 +967,10 @@ def _taken(truth: Optional[bool]) -> tuple[Optional[bool], Optional[bool]]:
     return (None, None) if truth is None else (truth, not truth)
 
 
-def _refined(reach: Interval, cond: cst.BaseExpression, subject: str, polarity: bool, env: Env) -> Interval:
-    """The values of the expression whose source is `subject` where the condition is `polarity`,
-    where it says so for certain."""
-    where = env.values_where(cond, subject, polarity)
+def _refined(reach: Interval, cond: cst.BaseExpression, subject: cst.BaseExpression, polarity: bool, env: Env, text: Optional[str] = None) -> Interval:
+    """The values of `subject` (named `text`, when not its own source) where the condition is
+    `polarity`, where it says so for certain."""
+    where = env.values_where(cond, subject, polarity, text)
     if where is None:
         return reach
     region = IntervalSet.of(reach).intersect(where)

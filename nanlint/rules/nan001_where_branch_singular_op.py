@@ -378,6 +378,9 @@ class WhereBranchSingularOp(Rule):
             "import jax\nimport jax.numpy as jnp\n@jax.custom_jvp\ndef _root(x):\n    return jnp.sqrt(x)\n"
             "_root.defjvps(lambda t, y, x: t * 0.5)\ndef f(x):\n    return jnp.where(x > 0, _root(x), 0.0)\n"
         ),
+        # A condition held by a local, of the value as bound where the mask reads it (point 175).
+        Valid("import jax.numpy as jnp\ndef f(x):\n    x = x - 1.0\n    ok = x > 0\n    return jnp.where(x > 5, jnp.log(jnp.where(ok, x, 1.0)), 0.0)\n"),
+        Valid("import jax.numpy as jnp\ndef f(x):\n    ok = x > 0\n    y = x - 1.0\n    return jnp.where(y > 5, jnp.log(jnp.where(ok, x, 1.0)), 0.0)\n"),
     )
     INVALID = (
         # Where `all(k == 0)` holds, `k2` is 0 whatever `box` is: the select puts the pole there
@@ -552,6 +555,17 @@ class WhereBranchSingularOp(Rule):
             "import jax.numpy as jnp\ndef f(x, m):\n    return jnp.where(x > 0, jnp.log(jnp.where((x >= 0) & m, x, 1.0)), 0.0)\n",
             line=3,
             fixed="import jax.numpy as jnp\ndef f(x, m):\n    return jnp.where(x > 0, jnp.log(jnp.where(x > 0, jnp.where((x >= 0) & m, x, 1.0), 1.0)), 0.0)\n",
+        ),
+        # A condition held by a local tests the value its names had there (point 175): `ok` is
+        # `x > 0` of the `x` before `x - 1.0`, so the mask keeps the new x = 0.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x):\n    ok = x > 0\n    x = x - 1.0\n"
+            "    return jnp.where(x > 5, jnp.log(jnp.where(ok, x, 1.0)), 0.0)\n",
+            line=5,
+            fixed=(
+                "import jax.numpy as jnp\ndef f(x):\n    ok = x > 0\n    x = x - 1.0\n"
+                "    return jnp.where(x > 5, jnp.log(jnp.where(x > 5, jnp.where(ok, x, 1.0), 1.0)), 0.0)\n"
+            ),
         ),
         Invalid(
             "import jax.numpy as jnp\ndef f(x):\n    safe = jnp.where(x >= 0, x, 1.0)\n    return jnp.where(x > 0, jnp.log(safe), 0.0)\n",
