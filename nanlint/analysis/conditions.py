@@ -92,7 +92,7 @@ def region_of(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0, parti
     d = 0); without it, such an `and` says nothing: it is no bound on `var` alone (a regime)."""
     if isinstance(cond, cst.Name):
         value = condition_local(cond, env) if hops < CONDITION_HOPS else None
-        return region_of(value, var, env, hops + 1, partial) if value is not None else None
+        return region_of(value[0], var, value[1], hops + 1, partial) if value is not None else None
     if isinstance(cond, cst.Comparison):
         return _comparison(cond, var, env)
     combined = and_or(cond, env)
@@ -147,7 +147,7 @@ def _truth(cond: cst.BaseExpression, env: Env, compared: Callable, hops: int = 0
     (`jnp.greater(x, 0)`, `logical_and(a, b)`)."""
     if isinstance(cond, cst.Name):
         value = condition_local(cond, env) if hops < CONDITION_HOPS else None
-        return _truth(value, env, compared, hops + 1) if value is not None else None
+        return _truth(*value, compared, hops + 1) if value is not None else None
     if isinstance(cond, cst.Comparison):
         links = zip((cond.left, *(t.comparator for t in cond.comparisons)), cond.comparisons)
         return _all([compared(left, type(t.operator), t.comparator, env) for left, t in links])
@@ -281,13 +281,15 @@ def _any(truths: list[Optional[bool]]) -> Optional[bool]:
     return None if None in truths else False
 
 
-def condition_local(name: cst.Name, env: Env) -> Optional[cst.BaseExpression]:
-    """What a local (a condition, or a variable it is about) was assigned; not a rebinding of itself
-    (`m = m & c`), whose earlier value is not the one seen from here."""
+def condition_local(name: cst.Name, env: Env) -> Optional[tuple[cst.BaseExpression, Env]]:
+    """What a local (a condition, or a variable it is about) was assigned, and the place to read it
+    from: its names mean there what they meant when it was computed (`t = -1.0; ok = x > t; t =
+    0.0`: `ok` is `x > -1`). Not a rebinding of itself (`m = m & c`), whose earlier value is not the
+    one seen from here."""
     value = assigned(name, env)
     if value is None or any(isinstance(n, cst.Name) and n.value == name.value for n in walk(value[0])):
         return None
-    return value[0]
+    return value
 
 
 def _comparison(node: cst.Comparison, var: str, env: Env) -> Optional[Region]:
@@ -440,7 +442,7 @@ def _is_square_of(node, var: str, env: Env) -> bool:
     """`v * v`, `v ** 2`, `square(v)`, `v.square()`, or a local assigned one, where `v` is `var`."""
     if isinstance(node, cst.Name):
         value = condition_local(node, env)
-        return value is not None and not isinstance(value, cst.Name) and _is_square_of(value, var, env)
+        return value is not None and not isinstance(value[0], cst.Name) and _is_square_of(value[0], var, value[1])
     if isinstance(node, cst.BinaryOperation):
         if isinstance(node.operator, cst.Multiply):
             return _is_variable(node.left, var, env) and _is_variable(node.right, var, env)
@@ -464,7 +466,7 @@ def _is_unary_of(node, leaves: frozenset[str], var: str, env: Env) -> bool:
     anything)."""
     if isinstance(node, cst.Name):
         value = condition_local(node, env)
-        return value is not None and not isinstance(value, cst.Name) and _is_unary_of(value, leaves, var, env)
+        return value is not None and not isinstance(value[0], cst.Name) and _is_unary_of(value[0], leaves, var, value[1])
     if not isinstance(node, cst.Call):
         return False
     func = node.func
@@ -520,7 +522,7 @@ def affine_base(
     out = [(arg, lambda d: d)]
     if isinstance(arg, cst.Name):
         value = condition_local(arg, env) if hops < CONDITION_HOPS else None
-        return out + (affine_base(value, env, hops + 1) if value is not None else [])
+        return out + (affine_base(*value, hops + 1) if value is not None else [])
     for var, to_var in _one_step(arg, env):
         out += [(inner, lambda d, f=to_var, g=to_inner: g(f(d))) for inner, to_inner in affine_base(var, env, hops)]
     return out

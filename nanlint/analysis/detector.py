@@ -200,8 +200,10 @@ class _Env:
     def indexes(self, name: cst.Name) -> bool:
         return name.value in self.detector.index_names(self.scope)
 
-    def values_where(self, cond: cst.BaseExpression, subject: cst.BaseExpression, holds: bool, text: Optional[str] = None) -> Optional[IntervalSet]:
-        found = values_where(cond, text if text is not None else self.code(subject), self, holds)
+    def values_where(
+        self, cond: cst.BaseExpression, subject: cst.BaseExpression, holds: bool, text: Optional[str] = None, partial: bool = False
+    ) -> Optional[IntervalSet]:
+        found = values_where(cond, text if text is not None else self.code(subject), self, holds, partial)
         return found if found is None or _tests_as_bound(cond, subject, self) else None
 
     def checked(self, node: cst.CSTNode) -> tuple:
@@ -1616,7 +1618,7 @@ class Detector:
         if env.binding(local) is not use.definition:
             return GuardVerdict.UNKNOWN, None
         said = region_of(branch.cond, local.value, env, partial=True)
-        if said is None:
+        if said is None or not _tests_as_bound(branch.cond, local, env):
             return GuardVerdict.UNKNOWN, None
         pole = IntervalSet.point(value)
         within, surely = said.at_most(not branch.polarity), said.at_least(not branch.polarity)
@@ -1904,8 +1906,8 @@ def _kept_values(carrying: list[Branch], env: "_Env") -> Optional[IntervalSet]:
     kept = IntervalSet()
     for branch in carrying:
         known = branch.cond is not None and branch.polarity is not None
-        values = values_where(branch.cond, env.code(branch.expr), env, branch.polarity, partial=True) if known else None
-        if values is None or not _tests_as_bound(branch.cond, branch.expr, env):
+        values = env.values_where(branch.cond, branch.expr, branch.polarity, partial=True) if known else None
+        if values is None:
             return None
         kept = kept.union(values)
     return kept
@@ -1986,21 +1988,24 @@ def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[tuple, bool]
 
 
 def _tests_as_bound(cond: cst.BaseExpression, var: cst.BaseExpression, env: "_Env") -> bool:
-    """Whether the condition, wherever it is written (the select, and the locals it is followed
-    through), reads the names of `var` with the bindings `var` reads them with: a test of `r` says
-    nothing of an `r` bound again after it (`c = r < cut`, `r = where(c, r, 0)`, `1 / (r - cut)`)."""
+    """Whether the condition reads the names of `var` with the bindings `var` reads them with: a
+    test of `r` says nothing of an `r` bound again after it (`c = r < cut`, `r = where(c, r, 0)`,
+    `1 / (r - cut)`). Each name is looked up where it is written: in the select, or in a local the
+    condition is followed through (`c`), which region_of reads there too. A walrus's target in the
+    condition is the value it binds, not a read of an earlier binding."""
     wanted = {name.value: {id(b) for b in _written(name, env).bindings(name)} for name in loads(var)}
     pending: list[cst.BaseExpression] = [cond]
     for _ in range(CONDITION_HOPS + 1):
         followed = []
         for part in pending:
-            for name in loads(part):
+            targets = {id(node.target) for node in walk(part) if isinstance(node, cst.NamedExpr)}
+            for name in loads(part, targets):
                 here = _written(name, env)
                 if name.value in wanted:
                     if {id(b) for b in here.bindings(name)} != wanted[name.value]:
                         return False
                 elif (value := condition_local(name, here)) is not None:
-                    followed.append(value)  # a local region_of reads the condition through
+                    followed.append(value[0])  # a local region_of reads the condition through
         pending = followed
     return True
 

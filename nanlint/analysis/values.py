@@ -142,9 +142,12 @@ class Env(Protocol):
         """Whether the name is used as an array index (`a[k]`) in its function: an integer, then."""
         ...
 
-    def values_where(self, cond: cst.BaseExpression, subject: cst.BaseExpression, holds: bool, text: Optional[str] = None) -> Optional[IntervalSet]:
-        """Values `subject` (named `text`, when not its own source) can take where `cond` is `holds`,
-        when certain and the condition reads its names as bound where `subject` reads them (conditions.py)."""
+    def values_where(
+        self, cond: cst.BaseExpression, subject: cst.BaseExpression, holds: bool, text: Optional[str] = None, partial: bool = False
+    ) -> Optional[IntervalSet]:
+        """Values `subject` can take where `cond` is `holds`, when certain (`partial`: as region_of)
+        and the condition reads its names as bound where `subject` reads them (conditions.py).
+        `text`: the name the condition reader knows the subject by (`quotient_key`), when not its source."""
         ...
 
     def decided(self, cond: cst.BaseExpression) -> Optional[bool]:
@@ -968,7 +971,7 @@ def _taken(truth: Optional[bool]) -> tuple[Optional[bool], Optional[bool]]:
 
 
 def _refined(reach: Interval, cond: cst.BaseExpression, subject: cst.BaseExpression, polarity: bool, env: Env, text: Optional[str] = None) -> Interval:
-    """The values of `subject` (named `text`, when not its own source) where the condition is
+    """The values of `subject` (known by `text`, as `Env.values_where`) where the condition is
     `polarity`, where it says so for certain."""
     where = env.values_where(cond, subject, polarity, text)
     if where is None:

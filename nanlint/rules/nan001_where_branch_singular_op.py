@@ -381,6 +381,8 @@ class WhereBranchSingularOp(Rule):
         # A condition held by a local, of the value as bound where the mask reads it (point 175).
         Valid("import jax.numpy as jnp\ndef f(x):\n    x = x - 1.0\n    ok = x > 0\n    return jnp.where(x > 5, jnp.log(jnp.where(ok, x, 1.0)), 0.0)\n"),
         Valid("import jax.numpy as jnp\ndef f(x):\n    ok = x > 0\n    y = x - 1.0\n    return jnp.where(y > 5, jnp.log(jnp.where(ok, x, 1.0)), 0.0)\n"),
+        # ... and a walrus in the condition binds the value it tests.
+        Valid("import jax.numpy as jnp\ndef f(x):\n    y = x\n    return jnp.where(x > 5, jnp.log(jnp.where((y := x - 1.0) > 0, y, 1.0)), 0.0)\n"),
     )
     INVALID = (
         # Where `all(k == 0)` holds, `k2` is 0 whatever `box` is: the select puts the pole there
@@ -565,6 +567,26 @@ class WhereBranchSingularOp(Rule):
             fixed=(
                 "import jax.numpy as jnp\ndef f(x):\n    ok = x > 0\n    x = x - 1.0\n"
                 "    return jnp.where(x > 5, jnp.log(jnp.where(x > 5, jnp.where(ok, x, 1.0), 1.0)), 0.0)\n"
+            ),
+        ),
+        # ... and its other names mean what they did there: `ok` is `x > -1`, which keeps x = 0.
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x):\n    t = -1.0\n    ok = x > t\n    t = 0.0\n"
+            "    return jnp.where(x > 5, jnp.log(jnp.where(ok, x, 1.0)), 0.0)\n",
+            line=6,
+            fixed=(
+                "import jax.numpy as jnp\ndef f(x):\n    t = -1.0\n    ok = x > t\n    t = 0.0\n"
+                "    return jnp.where(x > 5, jnp.log(jnp.where(x > 5, jnp.where(ok, x, 1.0), 1.0)), 0.0)\n"
+            ),
+        ),
+        # `pos` is `x > 1` of the old x: the new x is 0 at the old x = 2, where `pos` holds and the
+        # division's branch is unselected (not selected at the pole, as the new x would say).
+        Invalid(
+            "import jax.numpy as jnp\ndef f(x):\n    pos = x > 1\n    x = x - 2.0\n    return jnp.where(pos, 0.0, 1.0 / x)\n",
+            line=5,
+            fixed=(
+                "import jax.numpy as jnp\ndef f(x):\n    pos = x > 1\n    x = x - 2.0\n"
+                "    return jnp.where(pos, 0.0, 1.0 / jnp.where(pos, 1.0, x))\n"
             ),
         ),
         Invalid(
