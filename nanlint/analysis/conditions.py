@@ -79,13 +79,6 @@ def selected_values(cond: cst.BaseExpression, var: str, env: Env) -> Optional[In
     return found.values if found is not None else None
 
 
-def values_where(cond: cst.BaseExpression, var: str, env: Env, holds: bool, partial: bool = False) -> Optional[IntervalSet]:
-    """The values `var` can take where `cond` is `holds`, when the condition says so for certain
-    (`partial`: as `region_of`)."""
-    found = region_of(cond, var, env, partial=partial)
-    return found.at_most(holds) if found is not None else None
-
-
 def region_of(cond: cst.BaseExpression, var: str, env: Env, hops: int = 0, partial: bool = False) -> Optional[Region]:
     """What `cond` says of the values of the expression whose source is `var`. With `partial`, also
     what an `and` with a side about something else says (`(n == 0) & (d == 0)` holds only at

@@ -23,9 +23,9 @@ from nanlint.analysis.conditions import (
     condition_local,
     decided_by_ranges,
     holds_at_nan,
+    Region,
     region_of,
     selected_values,
-    values_where,
 )
 from nanlint.analysis.inline import bound_arguments, free_names, inlined, reads, substituted
 from nanlint.analysis.masking import finite_domain, mask_sites, masked_value, nan_masked_value, replaced_value
@@ -203,8 +203,8 @@ class _Env:
     def values_where(
         self, cond: cst.BaseExpression, subject: cst.BaseExpression, holds: bool, text: Optional[str] = None, partial: bool = False
     ) -> Optional[IntervalSet]:
-        found = values_where(cond, text if text is not None else self.code(subject), self, holds, partial)
-        return found if found is None or _tests_as_bound(cond, subject, self) else None
+        said = _region_as_bound(cond, subject, self, partial, text)
+        return said.at_most(holds) if said is not None else None
 
     def checked(self, node: cst.CSTNode) -> tuple:
         return self.detector.checked(node, self.scope, self.place)
@@ -1577,8 +1577,8 @@ class Detector:
         if branch.cond is None or branch.polarity is None:
             return GuardVerdict.UNKNOWN, None
         for var, to_var in affine_base(use.arg, env) if use.op.elementwise else ():
-            said = region_of(branch.cond, self.code(var), env, partial=True)
-            if said is None or not _tests_as_bound(branch.cond, var, env):
+            said = _region_as_bound(branch.cond, var, env, partial=True)
+            if said is None:
                 continue
             # Of the pole, only what the variable can take: `zq < 0` admits none of `log`'s pole
             # when `zq = self.z` and the class stores `exp(...)` into `z`.
@@ -1617,8 +1617,8 @@ class Detector:
             return GuardVerdict.UNKNOWN, None  # the helper returns more than the op (`log(x) + 1`)
         if env.binding(local) is not use.definition:
             return GuardVerdict.UNKNOWN, None
-        said = region_of(branch.cond, local.value, env, partial=True)
-        if said is None or not _tests_as_bound(branch.cond, local, env):
+        said = _region_as_bound(branch.cond, local, env, partial=True)
+        if said is None:
             return GuardVerdict.UNKNOWN, None
         pole = IntervalSet.point(value)
         within, surely = said.at_most(not branch.polarity), said.at_least(not branch.polarity)
@@ -1985,6 +1985,15 @@ def _keyed_condition(node: cst.BaseExpression, env: "_Env") -> dict[tuple, bool]
     for inner, here, negated in _condition_chain(node, env):
         keys.setdefault(value_key(inner, here), negated)
     return keys
+
+
+def _region_as_bound(
+    cond: cst.BaseExpression, subject: cst.BaseExpression, env: "_Env", partial: bool = False, text: Optional[str] = None
+) -> Optional[Region]:
+    """What `cond` says of `subject` (region_of, by `text` or its source), when the condition reads
+    the subject's names with the subject's bindings (`_tests_as_bound`)."""
+    said = region_of(cond, text if text is not None else env.code(subject), env, partial=partial)
+    return said if said is not None and _tests_as_bound(cond, subject, env) else None
 
 
 def _tests_as_bound(cond: cst.BaseExpression, var: cst.BaseExpression, env: "_Env") -> bool:
